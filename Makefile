@@ -1,0 +1,17 @@
+# The two commands of the README: `make demo` and `make test`. Both set up first.
+.PHONY: setup demo test bench lint
+
+setup:
+	@bash scripts/setup.sh
+
+demo: setup
+	@.venv/bin/python -m py_controllers.demo $(ARGS)
+
+test: setup
+	@.venv/bin/python -m pytest -q -p no:cacheprovider test
+
+bench: setup
+	@.venv/bin/python -m bench $(ARGS)
+
+lint: setup
+	@.venv/bin/ruff check . && .venv/bin/ruff format --check .

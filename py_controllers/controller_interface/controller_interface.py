@@ -1,0 +1,212 @@
+"""The controller contract of ros2_control, in Python.
+
+A controller is a lifecycle-managed object with its own rclpy node named after it, so
+`~/commands` resolves to `/<controller>/commands` and its parameters come from the
+`<controller>: ros__parameters:` section of the YAML. The controller manager drives the
+lifecycle and calls `update(time, period)` on active controllers from the control loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+
+from py_controllers.controller_interface.interface_configuration import InterfaceConfiguration
+from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
+from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+
+__all__ = [
+    'CallbackReturn',
+    'ControllerInterface',
+    'InterfaceConfiguration',
+    'ReturnType',
+]
+
+_T = TransitionCallbackReturn
+
+
+def _to_transition_return(result: Any) -> TransitionCallbackReturn:
+    """Accept our CallbackReturn, rclpy's TransitionCallbackReturn, None/True/False."""
+    if isinstance(result, TransitionCallbackReturn):
+        return result
+    if result is None or result is True or result == CallbackReturn.SUCCESS:
+        return _T.SUCCESS
+    if result is False or result == CallbackReturn.FAILURE:
+        return _T.FAILURE
+    return _T.ERROR
+
+
+class _ControllerNode(LifecycleNode):
+    """The controller's lifecycle node; transitions call the controller's hooks."""
+
+    def __init__(self, controller: ControllerInterface, name: str, **kwargs: Any) -> None:
+        self._controller = controller
+        super().__init__(name, **kwargs)
+
+    def _forward(self, hook: str, state: LifecycleState) -> TransitionCallbackReturn:
+        previous = LifecycleStateId(state.state_id)
+        try:
+            result = getattr(self._controller, hook)(previous)
+        except Exception as exc:
+            self.get_logger().error(f'{hook} raised {type(exc).__name__}: {exc}')
+            return _T.ERROR
+        result = _to_transition_return(result)
+        if result == _T.SUCCESS and hook == 'on_configure':
+            result = _to_transition_return(self._controller._after_configure())
+        return result
+
+    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_configure', state)
+
+    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_activate', state)
+
+    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_deactivate', state)
+
+    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_cleanup', state)
+
+    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_shutdown', state)
+
+    def on_error(self, state: LifecycleState) -> TransitionCallbackReturn:
+        return self._forward('on_error', state)
+
+
+class ControllerInterface:
+    """Base class of every controller (ros2_control's ControllerInterface)."""
+
+    def __init__(self) -> None:
+        self.node: LifecycleNode | None = None
+        self.command_interfaces: list[CommandInterface] = []
+        self.state_interfaces: list[StateInterface] = []
+        self.robot_description = ''
+        self.cm_update_rate = 100
+        self.update_rate = 100
+        self.is_async = False
+
+    # --- set up by the manager ----------------------------------------------------
+    def init(
+        self,
+        controller_name: str,
+        *,
+        robot_description: str = '',
+        cm_update_rate: int = 100,
+        namespace: str = '',
+        cli_args: list[str] | None = None,
+        context: Any = None,
+        parameter_overrides: list[Any] | None = None,
+    ) -> bool:
+        """Create the node, declare the base parameters and run on_init()."""
+        self.robot_description = robot_description
+        self.cm_update_rate = cm_update_rate
+        self.node = _ControllerNode(
+            self,
+            controller_name,
+            namespace=namespace,
+            context=context,
+            cli_args=cli_args,
+            enable_communication_interface=False,
+            parameter_overrides=parameter_overrides or [],
+        )
+        self.node.declare_parameter('update_rate', cm_update_rate)
+        self.node.declare_parameter('is_async', False)
+        try:
+            result = self.on_init()
+        except Exception as exc:
+            self.node.get_logger().error(f'on_init raised {type(exc).__name__}: {exc}')
+            return False
+        return _to_transition_return(result) == _T.SUCCESS
+
+    def _after_configure(self) -> CallbackReturn:
+        """Apply the base parameters (update_rate, is_async) like upstream's configure."""
+        rate = int(self.node.get_parameter('update_rate').value)
+        cm = self.cm_update_rate
+        log = self.node.get_logger()
+        if rate < 0:
+            log.error(f"parameter 'update_rate' must be >= 0, got {rate}")
+            return CallbackReturn.ERROR
+        if rate == 0 or rate > cm:
+            if rate > cm:
+                log.warning(f'update_rate {rate} Hz is above the manager rate; using {cm} Hz')
+            rate = cm
+        elif cm % rate:
+            effective = cm / round(cm / rate)
+            log.warning(f'update_rate {rate} Hz does not divide {cm} Hz: runs at {effective:g} Hz')
+        self.update_rate = rate
+        self.is_async = bool(self.node.get_parameter('is_async').value)
+        return CallbackReturn.SUCCESS
+
+    def get_node(self) -> LifecycleNode:
+        """The controller's rclpy lifecycle node."""
+        assert self.node is not None, 'controller is not initialised'
+        return self.node
+
+    @property
+    def name(self) -> str:
+        """The controller name (= node name)."""
+        return self.get_node().get_name()
+
+    def lifecycle_state(self) -> LifecycleStateId:
+        """Current primary lifecycle state."""
+        return LifecycleStateId(self.get_node()._state_machine.current_state[0])
+
+    def assign_interfaces(
+        self, command: list[CommandInterface], state: list[StateInterface]
+    ) -> None:
+        """Called by the manager on activation, in the configured order."""
+        self.command_interfaces = command
+        self.state_interfaces = state
+
+    def release_interfaces(self) -> None:
+        """Called by the manager after deactivation."""
+        self.command_interfaces = []
+        self.state_interfaces = []
+
+    # --- the contract (override) ----------------------------------------------------
+    def on_init(self) -> CallbackReturn:
+        """Declare parameters; runs once when the controller is loaded."""
+        return CallbackReturn.SUCCESS
+
+    def command_interface_configuration(self) -> InterfaceConfiguration:
+        """Command interfaces to claim on activation (valid after configure)."""
+        return InterfaceConfiguration.none()
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        """State interfaces to read (valid after configure)."""
+        return InterfaceConfiguration.none()
+
+    def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Read and validate parameters, create topics and services."""
+        return CallbackReturn.SUCCESS
+
+    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Interfaces are assigned; get ready to be updated."""
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Leave the hardware safe; interfaces are released right after."""
+        return CallbackReturn.SUCCESS
+
+    def on_cleanup(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Undo on_configure."""
+        return CallbackReturn.SUCCESS
+
+    def on_error(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Recover after an error in a transition."""
+        return CallbackReturn.SUCCESS
+
+    def on_shutdown(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Final clean-up before the controller is unloaded."""
+        return CallbackReturn.SUCCESS
+
+    def update(self, time: Any, period: Any) -> ReturnType:
+        """One control step: read state interfaces, write command interfaces.
+
+        `time` is an rclpy Time (the manager's clock), `period` an rclpy Duration measured
+        on a monotonic clock. Runs in the control loop: no blocking calls, no logging at
+        normal levels.
+        """
+        return ReturnType.OK

@@ -1,0 +1,199 @@
+"""A client of the controller manager's services, shared by spawner, unspawner, the CLI,
+the demo and the tests.
+
+Every call waits for its service (forever, or up to `wait_timeout_s`) and retries a
+call that times out, as upstream's spawner does; failures raise ServiceError.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import controller_manager_msgs.srv as cm_srv
+import rclpy
+from lifecycle_msgs.msg import State
+from rcl_interfaces.srv import SetParameters
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from std_srvs.srv import Trigger
+
+STRICT = cm_srv.SwitchController.Request.STRICT
+BEST_EFFORT = cm_srv.SwitchController.Request.BEST_EFFORT
+
+
+class ServiceError(RuntimeError):
+    """A controller manager service is missing, timed out or answered with a failure."""
+
+
+def resolve_manager_name(node: Node, name: str) -> str:
+    """Absolute name of the manager node: relative names live in the caller's namespace."""
+    if name.startswith('/'):
+        return name.rstrip('/')
+    ns = node.get_namespace().rstrip('/')
+    return f'{ns}/{name}'
+
+
+class ControllerManagerClient:
+    """Typed calls to `<manager>/<service>`."""
+
+    def __init__(
+        self,
+        node: Node,
+        manager: str = 'controller_manager',
+        *,
+        wait_timeout_s: float = 0.0,
+        call_timeout_s: float = 10.0,
+        retries: int = 3,
+        executor: Any = None,
+    ) -> None:
+        self.node = node
+        self.manager = resolve_manager_name(node, manager)
+        self.wait_timeout_s = wait_timeout_s
+        self.call_timeout_s = call_timeout_s
+        self.retries = retries
+        self.executor = executor
+        self._clients: dict[str, Any] = {}
+
+    def _client(self, srv_type: Any, service: str) -> Any:
+        if service not in self._clients:
+            self._clients[service] = self.node.create_client(
+                srv_type, f'{self.manager}/{service}'
+            )
+        return self._clients[service]
+
+    def wait_for_manager(self) -> None:
+        """Block until the manager's services exist (forever when wait_timeout_s is 0)."""
+        self._wait(self._client(cm_srv.ListControllers, 'list_controllers'), 'list_controllers')
+
+    def _wait(self, client: Any, service: str) -> None:
+        if self.wait_timeout_s > 0:
+            if not client.wait_for_service(timeout_sec=self.wait_timeout_s):
+                raise ServiceError(
+                    f"controller manager '{self.manager}' not available: service "
+                    f"'{service}' did not appear within {self.wait_timeout_s:g} s"
+                )
+            return
+        while not client.wait_for_service(timeout_sec=10.0):
+            self.node.get_logger().warning(f"waiting for '{self.manager}/{service}'...")
+
+    def call(self, srv_type: Any, service: str, request: Any) -> Any:
+        """Call `service` and return its response; raises ServiceError."""
+        client = self._client(srv_type, service)
+        self._wait(client, service)
+        for attempt in range(1, self.retries + 1):
+            future = client.call_async(request)
+            if self.executor is not None:
+                self.executor.spin_until_future_complete(future, timeout_sec=self.call_timeout_s)
+            else:
+                rclpy.spin_until_future_complete(
+                    self.node, future, timeout_sec=self.call_timeout_s
+                )
+            if future.done():
+                if future.exception() is not None:
+                    raise ServiceError(f'{service} failed: {future.exception()}')
+                return future.result()
+            client.remove_pending_request(future)
+            self.node.get_logger().warning(
+                f"'{self.manager}/{service}' timed out (attempt {attempt}/{self.retries})"
+            )
+        raise ServiceError(f"'{self.manager}/{service}' did not answer after {self.retries} tries")
+
+    # --- controllers -------------------------------------------------------------
+    def list_controllers(self) -> list[Any]:
+        """ControllerState messages of every loaded controller."""
+        req = cm_srv.ListControllers.Request()
+        return list(self.call(cm_srv.ListControllers, 'list_controllers', req).controller)
+
+    def list_controller_types(self) -> list[tuple[str, str]]:
+        """(type, base class) of every available controller type."""
+        res = self.call(
+            cm_srv.ListControllerTypes, 'list_controller_types', cm_srv.ListControllerTypes.Request()
+        )
+        return list(zip(res.types, res.base_classes))
+
+    def _named(self, srv_type: Any, service: str, name: str) -> bool:
+        return bool(self.call(srv_type, service, srv_type.Request(name=name)).ok)
+
+    def load_controller(self, name: str) -> bool:
+        """Load `name` (its `<name>.type` must be set on the manager)."""
+        return self._named(cm_srv.LoadController, 'load_controller', name)
+
+    def configure_controller(self, name: str) -> bool:
+        """Configure `name`."""
+        return self._named(cm_srv.ConfigureController, 'configure_controller', name)
+
+    def cleanup_controller(self, name: str) -> bool:
+        """Clean up `name`."""
+        return self._named(cm_srv.CleanupController, 'cleanup_controller', name)
+
+    def unload_controller(self, name: str) -> bool:
+        """Unload `name`."""
+        return self._named(cm_srv.UnloadController, 'unload_controller', name)
+
+    def switch_controllers(
+        self,
+        activate: list[str],
+        deactivate: list[str],
+        *,
+        strictness: int = STRICT,
+        activate_asap: bool = False,
+        timeout_s: float = 5.0,
+    ) -> tuple[bool, str]:
+        """Switch; (ok, message)."""
+        req = cm_srv.SwitchController.Request(
+            activate_controllers=activate,
+            deactivate_controllers=deactivate,
+            strictness=strictness,
+            activate_asap=activate_asap,
+        )
+        req.timeout.sec, req.timeout.nanosec = divmod(round(timeout_s * 1e9), 1_000_000_000)
+        res = self.call(cm_srv.SwitchController, 'switch_controller', req)
+        return bool(res.ok), str(res.message)
+
+    # --- hardware -----------------------------------------------------------------
+    def list_hardware_components(self) -> list[Any]:
+        """HardwareComponentState messages."""
+        res = self.call(
+            cm_srv.ListHardwareComponents,
+            'list_hardware_components',
+            cm_srv.ListHardwareComponents.Request(),
+        )
+        return list(res.component)
+
+    def list_hardware_interfaces(self) -> tuple[list[Any], list[Any]]:
+        """(command, state) HardwareInterface messages."""
+        res = self.call(
+            cm_srv.ListHardwareInterfaces,
+            'list_hardware_interfaces',
+            cm_srv.ListHardwareInterfaces.Request(),
+        )
+        return list(res.command_interfaces), list(res.state_interfaces)
+
+    def set_hardware_component_state(self, name: str, label: str) -> tuple[bool, str]:
+        """Drive component `name` to `label`; (ok, resulting state label)."""
+        req = cm_srv.SetHardwareComponentState.Request(name=name, target_state=State(label=label))
+        res = self.call(cm_srv.SetHardwareComponentState, 'set_hardware_component_state', req)
+        return bool(res.ok), str(res.state.label)
+
+    # --- parameters and statistics ------------------------------------------------
+    def set_parameters(self, values: dict[str, Any]) -> None:
+        """Set parameters on the manager node (e.g. `<controller>.type`)."""
+        req = SetParameters.Request(
+            parameters=[Parameter(k, value=v).to_parameter_msg() for k, v in values.items()]
+        )
+        res = self.call(SetParameters, 'set_parameters', req)
+        failed = [
+            f'{p.name}: {r.reason}'
+            for p, r in zip(req.parameters, res.results)
+            if not r.successful
+        ]
+        if failed:
+            raise ServiceError(f'setting manager parameters failed: {failed}')
+
+    def statistics(self) -> dict:
+        """The loop statistics as a dict."""
+        res = self.call(Trigger, 'get_statistics', Trigger.Request())
+        return json.loads(res.message)
+
+

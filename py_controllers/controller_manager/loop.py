@@ -1,0 +1,115 @@
+"""The control loop thread: read -> update -> write on absolute deadlines.
+
+Deadlines come from `time.monotonic_ns()`, so the schedule never drifts and a jump of
+the system clock never disturbs it. The thread sleeps until shortly before each
+deadline and spins the rest, so wake-ups are on time; whole missed periods are skipped
+(counted as overruns) rather than run back to back.
+"""
+
+from __future__ import annotations
+
+import threading
+import time as _time
+from typing import Any
+
+from rclpy.clock import Clock
+from rclpy.duration import Duration
+from rclpy.time import Time
+
+from py_controllers.controller_manager.statistics import LoopStatistics
+
+_monotonic_ns = _time.monotonic_ns
+
+
+def sleep_until(deadline_ns: int, spin_ns: int) -> None:
+    """Sleep until `deadline_ns` (monotonic); the last `spin_ns` are spent spinning."""
+    remaining = deadline_ns - _monotonic_ns()
+    if remaining > spin_ns:
+        _time.sleep((remaining - spin_ns) * 1e-9)
+    while _monotonic_ns() < deadline_ns:
+        pass
+
+
+class ControlLoop:
+    """Runs `manager`'s cycle at `update_rate_hz` in a dedicated thread."""
+
+    def __init__(
+        self,
+        manager: Any,
+        clock: Clock,
+        update_rate_hz: int,
+        *,
+        spin_ns: int = 200_000,
+        statistics: LoopStatistics | None = None,
+    ) -> None:
+        self.manager = manager
+        self.clock = clock
+        self.update_rate_hz = update_rate_hz
+        self.period_ns = round(1e9 / update_rate_hz)
+        self.spin_ns = min(spin_ns, self.period_ns // 2)
+        self.stats = statistics or LoopStatistics(update_rate_hz)
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the loop thread (idempotent)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._run, name='control_loop', daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout_s: float = 2.0) -> None:
+        """Ask the loop to stop and wait for it."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout_s)
+            self._thread = None
+
+    @property
+    def running(self) -> bool:
+        """True while the loop thread is alive."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self) -> None:
+        period = self.period_ns
+        stats = self.stats
+        rm = self.manager.rm
+        manager = self.manager
+        lock = manager.cycle_lock
+        clock = self.clock
+        clock_type = clock.clock_type
+        last = _monotonic_ns()
+        deadline = last + period
+        while not self._stop.is_set():
+            sleep_until(deadline, self.spin_ns)
+            wake = _monotonic_ns()
+            with lock:
+                start = _monotonic_ns()
+                now_ns = clock.now().nanoseconds
+                now = Time(nanoseconds=now_ns, clock_type=clock_type)
+                measured = Duration(nanoseconds=start - last)
+                failed = rm.read(now, measured)
+                t_read = _monotonic_ns()
+                for name in failed:
+                    manager.handle_hardware_error(name, 'read')
+                manager.update(now, measured, now_ns)
+                t_update = _monotonic_ns()
+                failed, deactivated = rm.write(now, measured)
+                for name in failed:
+                    manager.handle_hardware_error(name, 'write')
+                for name in deactivated:
+                    manager.handle_hardware_self_deactivate(name)
+                end = _monotonic_ns()
+            stats.period.record(start - last)
+            stats.lateness.record(wake - deadline)
+            stats.read.record(t_read - start)
+            stats.write.record(end - t_update)
+            stats.execution.record(end - start)
+            stats.cycles += 1
+            last = start
+            deadline += period
+            behind = end - deadline
+            if behind > 0:
+                missed = behind // period + 1
+                stats.overruns += 1
+                stats.missed_periods += missed
+                deadline += missed * period

@@ -1,0 +1,180 @@
+"""`ros2_control_node`: the controller manager process.
+
+One rclpy node `controller_manager`, spun by a single-threaded executor in the main
+thread (controller nodes join the same executor), and the control loop thread. The
+robot description comes from the `robot_description` parameter, from the
+`~/robot_description` topic (transient local, as published by robot_state_publisher),
+or, as a convenience without ROS tooling, from a file named by `robot_description_file`.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import rclpy
+from rclpy.executors import SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.signals import SignalHandlerOptions
+from std_msgs.msg import String
+
+from py_controllers.controller_manager.loop import ControlLoop
+from py_controllers.controller_manager.manager import ControllerManager
+from py_controllers.controller_manager.services import ManagerServices
+from py_controllers.hardware_interface.types import LifecycleStateId
+
+S = LifecycleStateId
+
+DEFAULTS: dict[str, Any] = {
+    'update_rate': 100,
+    'robot_description': '',
+    'robot_description_file': '',
+    'hardware_components_initial_state.unconfigured': Parameter.Type.STRING_ARRAY,
+    'hardware_components_initial_state.inactive': Parameter.Type.STRING_ARRAY,
+    'defaults.switch_controller.strictness': 'strict',
+    'defaults.allow_controller_activation_with_inactive_hardware': False,
+    'defaults.deactivate_controllers_on_hardware_self_deactivate': True,
+    'loop.spin_us': 200,
+}
+
+
+class ControllerManagerNode:
+    """Owns the node, the manager, its services and the loop; waits for a description."""
+
+    def __init__(self, executor: SingleThreadedExecutor, **node_kwargs: Any) -> None:
+        self.node = Node(
+            'controller_manager',
+            allow_undeclared_parameters=True,
+            automatically_declare_parameters_from_overrides=True,
+            **node_kwargs,
+        )
+        for name, default in DEFAULTS.items():
+            if not self.node.has_parameter(name):
+                self.node.declare_parameter(name, default)
+        self.executor = executor
+        executor.add_node(self.node)
+        rate = int(self.param('update_rate'))
+        if rate <= 0:
+            raise ValueError(f"parameter 'update_rate' must be > 0, got {rate}")
+        strictness = str(self.param('defaults.switch_controller.strictness')).lower()
+        if strictness not in ('strict', 'best_effort'):
+            raise ValueError(
+                "parameter 'defaults.switch_controller.strictness' must be one of "
+                f"[strict, best_effort], got '{strictness}'"
+            )
+        self.manager = ControllerManager(
+            self.node,
+            update_rate=rate,
+            add_node=executor.add_node,
+            remove_node=executor.remove_node,
+            strict_by_default=strictness == 'strict',
+            allow_inactive_hardware=bool(
+                self.param('defaults.allow_controller_activation_with_inactive_hardware')
+            ),
+            deactivate_on_hardware_self_deactivate=bool(
+                self.param('defaults.deactivate_controllers_on_hardware_self_deactivate')
+            ),
+        )
+        self.loop = ControlLoop(
+            self.manager,
+            self.node.get_clock(),
+            rate,
+            spin_ns=int(self.param('loop.spin_us')) * 1000,
+        )
+        self.services: ManagerServices | None = None
+        self._description_sub = None
+        description = str(self.param('robot_description') or '')
+        path = str(self.param('robot_description_file') or '')
+        if not description and path:
+            description = Path(path).read_text()
+        if description:
+            self.on_description(String(data=description))
+        else:
+            latched = QoSProfile(
+                depth=1,
+                reliability=ReliabilityPolicy.RELIABLE,
+                durability=DurabilityPolicy.TRANSIENT_LOCAL,
+            )
+            self._description_sub = self.node.create_subscription(
+                String, '~/robot_description', self.on_description, latched
+            )
+            self._wait_timer = self.node.create_timer(
+                1.0,
+                lambda: self.node.get_logger().warning(
+                    "Waiting for data on '~/robot_description' topic to finish initialization"
+                ),
+            )
+
+    def param(self, name: str) -> Any:
+        """Value of one of the manager's own parameters."""
+        return self.node.get_parameter(name).value
+
+    def on_description(self, msg: String) -> None:
+        """Load the hardware from the URDF, set initial states, start services and loop."""
+        log = self.node.get_logger()
+        if self.services is not None:
+            log.warning('robot description received again: ignored (no reload)')
+            return
+        try:
+            self.manager.rm.load_urdf(msg.data)
+        except Exception as exc:
+            log.error(f'invalid robot description: {exc}; waiting for a new one')
+            self.manager.rm = type(self.manager.rm)(
+                update_rate=self.manager.update_rate, logger=self.manager.rm.logger
+            )
+            return
+        if self._description_sub is not None:
+            self._wait_timer.cancel()
+        unconfigured = set(self.param('hardware_components_initial_state.unconfigured') or [])
+        inactive = set(self.param('hardware_components_initial_state.inactive') or [])
+        for name in self.manager.rm.components:
+            target = S.UNCONFIGURED if name in unconfigured else S.ACTIVE
+            target = S.INACTIVE if name in inactive else target
+            if not self.manager.rm.set_component_state(name, target):
+                log.error(f"hardware '{name}' failed to reach {target.label}")
+            else:
+                log.info(f"hardware '{name}' is {target.label}")
+        self.services = ManagerServices(self.node, self.manager, self.loop)
+        self.loop.start()
+        log.info(f'control loop running at {self.manager.update_rate} Hz')
+
+    def shutdown(self) -> None:
+        """Stop the loop after deactivating everything, then free the hardware."""
+        self.manager.shutdown()
+        self.loop.stop()
+        self.executor.remove_node(self.node)
+        self.node.destroy_node()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `ros2_control_node`."""
+    rclpy.init(
+        args=argv if argv is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO
+    )
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    executor = SingleThreadedExecutor()
+    try:
+        cm = ControllerManagerNode(executor)
+    except Exception as exc:
+        print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
+        rclpy.shutdown()
+        return 1
+    try:
+        while not stop.is_set() and rclpy.ok():
+            executor.spin_once(timeout_sec=0.1)
+    finally:
+        cm.shutdown()
+        executor.shutdown()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,213 @@
+"""`spawner`: load, configure and activate controllers on a running controller manager.
+
+Arguments follow ros2_control's spawner; it waits for the manager instead of failing
+when it starts slowly. Exit status 0 when every controller reached its target state.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import rclpy
+import yaml
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+
+from py_controllers.controller_manager.client import (
+    STRICT,
+    ControllerManagerClient,
+    ServiceError,
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line of `spawner` (upstream's names and defaults)."""
+    p = argparse.ArgumentParser(prog='spawner', description=__doc__.splitlines()[0])
+    p.add_argument('controller_names', nargs='+', help='controllers to spawn')
+    p.add_argument('-c', '--controller-manager', default='controller_manager',
+                   help='name of the controller manager node')
+    p.add_argument('-p', '--param-file', action='append', default=[],
+                   help='controller parameter file (may be repeated)')
+    p.add_argument('-n', '--namespace', default=None, help='(deprecated) namespace')
+    p.add_argument('--load-only', action='store_true', help='only load the controllers')
+    p.add_argument('--inactive', action='store_true', help='load and configure, do not activate')
+    p.add_argument('--stopped', action='store_true', help='(deprecated) same as --inactive')
+    p.add_argument('-t', '--controller-type', default=None,
+                   help='controller type, if not set on the manager or in the param file')
+    p.add_argument('-u', '--unload-on-kill', action='store_true',
+                   help='wait for SIGINT/SIGTERM, then deactivate and unload')
+    p.add_argument('--controller-manager-timeout', type=float, default=0.0,
+                   help='seconds to wait for the manager (0: forever)')
+    p.add_argument('--switch-timeout', type=float, default=5.0,
+                   help='timeout of the switch_controller call, seconds')
+    p.add_argument('--service-call-timeout', type=float, default=10.0,
+                   help='timeout of each service call, seconds')
+    p.add_argument('--activate-as-group', action='store_true',
+                   help='activate all controllers in one switch request')
+    p.add_argument('--switch-asap', action=argparse.BooleanOptionalAction, default=False,
+                   help='ask for the switch in the next control cycle')
+    p.add_argument('--controller-ros-args', action='append', default=[],
+                   help='extra --ros-args for the controller nodes')
+    return p
+
+
+def _section_for(data: dict, controller: str) -> dict:
+    """The ros__parameters of `controller` in a parameter file (plain or wildcard keys)."""
+    for key in (controller, f'/{controller}', f'/**/{controller}'):
+        section = data.get(key)
+        if isinstance(section, dict):
+            return section.get('ros__parameters', {}) or {}
+    for key, section in data.items():
+        if key.endswith(f'/{controller}') and isinstance(section, dict):
+            return section.get('ros__parameters', {}) or {}
+    return {}
+
+
+def manager_parameters(controller: str, args: argparse.Namespace) -> dict[str, Any]:
+    """Parameters to set on the manager before loading `controller`."""
+    values: dict[str, Any] = {}
+    files = [str(Path(f).resolve()) for f in args.param_file]
+    for path in files:
+        if not Path(path).is_file():
+            raise FileNotFoundError(f"parameter file '{path}' does not exist")
+        data = yaml.safe_load(Path(path).read_text()) or {}
+        section = _section_for(data, controller)
+        if 'type' in section:
+            values[f'{controller}.type'] = str(section['type'])
+        if 'fallback_controllers' in section:
+            values[f'{controller}.fallback_controllers'] = list(section['fallback_controllers'])
+    if files:
+        values[f'{controller}.params_file'] = files
+    if args.controller_type:
+        values[f'{controller}.type'] = args.controller_type
+    if args.controller_ros_args:
+        values[f'{controller}.node_options_args'] = ' '.join(args.controller_ros_args).split()
+    return values
+
+
+class Spawner:
+    """Drives one spawner run against a manager; logs what it does."""
+
+    def __init__(self, node: Node, args: argparse.Namespace) -> None:
+        self.node = node
+        self.args = args
+        self.log = node.get_logger()
+        self.cm = ControllerManagerClient(
+            node,
+            args.controller_manager,
+            wait_timeout_s=args.controller_manager_timeout,
+            call_timeout_s=args.service_call_timeout,
+        )
+
+    def _state(self, name: str) -> str | None:
+        for c in self.cm.list_controllers():
+            if c.name == name:
+                return c.state
+        return None
+
+    def prepare(self, name: str) -> bool:
+        """Load and (unless --load-only) configure `name`; True on success."""
+        state = self._state(name)
+        if state is None:
+            values = manager_parameters(name, self.args)
+            if values:
+                self.cm.set_parameters(values)
+            if not self.cm.load_controller(name):
+                self.log.error(f"failed to load controller '{name}'")
+                return False
+            self.log.info(f"loaded '{name}'")
+            state = 'unconfigured'
+        else:
+            self.log.warning(f"controller '{name}' is already loaded ({state}): not loading")
+        if self.args.load_only or state in ('inactive', 'active'):
+            return True
+        if not self.cm.configure_controller(name):
+            self.log.error(f"failed to configure controller '{name}'")
+            return False
+        self.log.info(f"configured '{name}'")
+        return True
+
+    def activate(self, names: list[str]) -> bool:
+        """Activate `names` (already active ones are skipped) in one STRICT request."""
+        todo = [n for n in names if self._state(n) != 'active']
+        if not todo:
+            return True
+        ok, message = self.cm.switch_controllers(
+            todo,
+            [],
+            strictness=STRICT,
+            activate_asap=self.args.switch_asap,
+            timeout_s=self.args.switch_timeout,
+        )
+        if not ok:
+            self.log.error(f'failed to activate {todo}: {message}')
+            return False
+        self.log.info(f'activated {todo}')
+        return True
+
+    def run(self) -> bool:
+        """Spawn every controller named on the command line."""
+        names = self.args.controller_names
+        self.cm.wait_for_manager()
+        inactive = self.args.inactive or self.args.stopped
+        if self.args.activate_as_group:
+            if not all(self.prepare(n) for n in names):
+                return False
+            return self.args.load_only or inactive or self.activate(names)
+        for name in names:
+            if not self.prepare(name):
+                return False
+            if not (self.args.load_only or inactive) and not self.activate([name]):
+                return False
+        return True
+
+    def unload(self) -> bool:
+        """Deactivate and unload what this run spawned (for --unload-on-kill)."""
+        names = list(reversed(self.args.controller_names))
+        active = [n for n in names if self._state(n) == 'active']
+        if active:
+            ok, message = self.cm.switch_controllers([], active, strictness=STRICT)
+            if not ok:
+                self.log.error(f'failed to deactivate {active}: {message}')
+                return False
+        return all(self.cm.unload_controller(n) for n in names)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `spawner`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ros_args: list[str] = []
+    if '--ros-args' in argv:
+        i = argv.index('--ros-args')
+        argv, ros_args = argv[:i], argv[i:]
+    args = build_parser().parse_args(argv)
+    rclpy.init(args=['spawner', *ros_args], signal_handler_options=SignalHandlerOptions.NO)
+    node = Node(f'spawner_{args.controller_names[0]}'.replace('/', '_'))
+    try:
+        spawner = Spawner(node, args)
+        ok = spawner.run()
+        if ok and args.unload_on_kill:
+            stop = threading.Event()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: stop.set())
+            node.get_logger().info('waiting for SIGINT/SIGTERM to unload the controllers')
+            stop.wait()
+            ok = spawner.unload()
+    except (ServiceError, FileNotFoundError) as exc:
+        node.get_logger().error(str(exc))
+        ok = False
+    except KeyboardInterrupt:
+        ok = False
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Loop statistics: periods, lateness and execution times over a rolling window.
+
+The loop records into preallocated arrays (no allocation per cycle); summaries are
+computed on request outside the loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+
+@dataclass
+class Summary:
+    """Statistics of one quantity over the window, in microseconds."""
+
+    count: int
+    mean_us: float
+    stddev_us: float
+    min_us: float
+    max_us: float
+    p50_us: float
+    p99_us: float
+    p999_us: float
+
+    def as_dict(self) -> dict[str, float]:
+        """Plain dict for JSON."""
+        return asdict(self)
+
+
+def summarize(samples_ns: np.ndarray) -> Summary:
+    """Summary of `samples_ns` (nanoseconds) in microseconds; zeros when empty."""
+    if samples_ns.size == 0:
+        return Summary(0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    us = samples_ns.astype(np.float64) * 1e-3
+    p50, p99, p999 = np.percentile(us, [50.0, 99.0, 99.9])
+    return Summary(
+        int(us.size),
+        float(us.mean()),
+        float(us.std()),
+        float(us.min()),
+        float(us.max()),
+        float(p50),
+        float(p99),
+        float(p999),
+    )
+
+
+class RingRecorder:
+    """A fixed-size ring of int64 samples."""
+
+    __slots__ = ('_buf', '_i', 'total')
+
+    def __init__(self, size: int) -> None:
+        self._buf = np.zeros(size, dtype=np.int64)
+        self._i = 0
+        self.total = 0
+
+    def record(self, value_ns: int) -> None:
+        """Store one sample (loop-safe: no allocation)."""
+        self._buf[self._i] = value_ns
+        self._i = (self._i + 1) % self._buf.size
+        self.total += 1
+
+    def samples(self) -> np.ndarray:
+        """A copy of the samples in the window, oldest first."""
+        n = min(self.total, self._buf.size)
+        if n < self._buf.size:
+            return self._buf[:n].copy()
+        return np.roll(self._buf, -self._i).copy()
+
+    def clear(self) -> None:
+        """Forget every sample."""
+        self._i = 0
+        self.total = 0
+
+
+class LoopStatistics:
+    """What the loop measures each cycle, and the counters users ask about."""
+
+    def __init__(self, update_rate_hz: float, window: int = 10_000) -> None:
+        self.update_rate_hz = update_rate_hz
+        self.period = RingRecorder(window)
+        self.lateness = RingRecorder(window)
+        self.execution = RingRecorder(window)
+        self.read = RingRecorder(window)
+        self.write = RingRecorder(window)
+        self.cycles = 0
+        self.overruns = 0
+        self.missed_periods = 0
+
+    def snapshot(self, controllers: dict[str, RingRecorder] | None = None) -> dict:
+        """Everything as plain data (for the statistics topic and service)."""
+        periods = self.period.samples()
+        mean_rate = 1e9 / float(periods.mean()) if periods.size else 0.0
+        out = {
+            'update_rate_hz': self.update_rate_hz,
+            'measured_rate_hz': mean_rate,
+            'cycles': self.cycles,
+            'overruns': self.overruns,
+            'missed_periods': self.missed_periods,
+            'period': summarize(periods).as_dict(),
+            'lateness': summarize(self.lateness.samples()).as_dict(),
+            'execution': summarize(self.execution.samples()).as_dict(),
+            'read': summarize(self.read.samples()).as_dict(),
+            'write': summarize(self.write.samples()).as_dict(),
+        }
+        if controllers is not None:
+            out['controllers'] = {
+                name: summarize(rec.samples()).as_dict() for name, rec in controllers.items()
+            }
+        return out

@@ -1,0 +1,61 @@
+"""`unspawner`: deactivate and unload controllers (ros2_control's unspawner)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+import rclpy
+from rclpy.node import Node
+
+from py_controllers.controller_manager.client import (
+    STRICT,
+    ControllerManagerClient,
+    ServiceError,
+)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of `unspawner`."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ros_args: list[str] = []
+    if '--ros-args' in argv:
+        i = argv.index('--ros-args')
+        argv, ros_args = argv[:i], argv[i:]
+    p = argparse.ArgumentParser(prog='unspawner', description=__doc__)
+    p.add_argument('controller_names', nargs='+')
+    p.add_argument('-c', '--controller-manager', default='/controller_manager')
+    p.add_argument('--switch-timeout', type=float, default=5.0)
+    p.add_argument('--controller-manager-timeout', type=float, default=0.0)
+    args = p.parse_args(argv)
+    rclpy.init(args=['unspawner', *ros_args])
+    node = Node('unspawner_' + args.controller_names[0])
+    ok = True
+    try:
+        cm = ControllerManagerClient(
+            node, args.controller_manager, wait_timeout_s=args.controller_manager_timeout
+        )
+        states = {c.name: c.state for c in cm.list_controllers()}
+        active = [n for n in args.controller_names if states.get(n) == 'active']
+        if active:
+            switched, message = cm.switch_controllers(
+                [], active, strictness=STRICT, timeout_s=args.switch_timeout
+            )
+            if not switched:
+                node.get_logger().error(f'failed to deactivate {active}: {message}')
+                ok = False
+        for name in args.controller_names:
+            if ok and not cm.unload_controller(name):
+                node.get_logger().error(f"failed to unload '{name}'")
+                ok = False
+    except ServiceError as exc:
+        node.get_logger().error(str(exc))
+        ok = False
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,168 @@
+"""`joint_state_broadcaster/JointStateBroadcaster`: state interfaces to /joint_states.
+
+Publishes sensor_msgs/JointState (position, velocity, effort per joint; NaN where a
+joint lacks the interface) and control_msgs/DynamicJointState (every interface of every
+claimed prefix) each update, through realtime publishers filled in place.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from control_msgs.msg import DynamicJointState, InterfaceValue
+from sensor_msgs.msg import JointState
+
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.hardware_interface.urdf import parse_urdf_joints
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.ros_conversions import set_stamp
+
+_MOVABLE = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
+
+
+class JointStateBroadcaster(ControllerInterface):
+    """Reads state interfaces, publishes joint_states and dynamic_joint_states."""
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(
+            self.get_node(), Path(__file__).parent / 'joint_state_broadcaster_parameters.yaml'
+        )
+        self._pubs: list[Any] = []
+        return CallbackReturn.SUCCESS
+
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        params = self.parameters.load()
+        if params is None:
+            return CallbackReturn.ERROR
+        self.params = params
+        if bool(params.joints) != bool(params.interfaces):
+            self.get_node().get_logger().warning(
+                "'joints' and 'interfaces' work together: with only one of them set, "
+                'every state interface is published'
+            )
+        node = self.get_node()
+        prefix = '~/' if params.use_local_topics else ''
+        self._joint_pub = node.create_publisher(JointState, f'{prefix}joint_states', 10)
+        self._dynamic_pub = None
+        if params.publish_dynamic_joint_states:
+            self._dynamic_pub = node.create_publisher(
+                DynamicJointState, f'{prefix}dynamic_joint_states', 10
+            )
+        self._pubs = [p for p in (self._joint_pub, self._dynamic_pub) if p is not None]
+        return CallbackReturn.SUCCESS
+
+    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
+        for pub in self._pubs:
+            self.get_node().destroy_publisher(pub)
+        self._pubs = []
+        return CallbackReturn.SUCCESS
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        p = self.params
+        if p.joints and p.interfaces:
+            return InterfaceConfiguration.individual(
+                [f'{j}/{i}' for j in p.joints for i in p.interfaces]
+            )
+        return InterfaceConfiguration.all()
+
+    def _joint_names(self) -> list[str]:
+        """Joints with a mapped position/velocity/effort interface, in interface order."""
+        p = self.params
+        mapped = {
+            p.map_interface_to_joint_state.position,
+            p.map_interface_to_joint_state.velocity,
+            p.map_interface_to_joint_state.effort,
+        }
+        names = list(
+            dict.fromkeys(
+                h.prefix_name
+                for h in self.state_interfaces
+                if h.data_type == 'double' and (h.interface_name in mapped)
+            )
+        )
+        if p.joints:
+            names = [j for j in p.joints if j in names]
+        elif p.use_urdf_to_filter and self.robot_description:
+            try:
+                urdf = parse_urdf_joints(self.robot_description)
+            except Exception:
+                urdf = {}
+            if urdf:
+                names = [n for n in names if n in urdf and urdf[n].type in _MOVABLE]
+        return names
+
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        p = self.params
+        by_name = {h.name: h for h in self.state_interfaces}
+        joints = self._joint_names()
+        fields = []
+        for field, itf in (
+            ('position', p.map_interface_to_joint_state.position),
+            ('velocity', p.map_interface_to_joint_state.velocity),
+            ('effort', p.map_interface_to_joint_state.effort),
+        ):
+            # a standard name listed in 'interfaces' wins over the mapping
+            itf = field if field in (p.interfaces or []) else itf
+            fields.append([by_name.get(f'{j}/{itf}') for j in joints])
+        self._position_handles, self._velocity_handles, self._effort_handles = fields
+        n = len(joints) + len(p.extra_joints)
+        msg = JointState()
+        msg.header.frame_id = p.frame_id
+        msg.name = [*joints, *p.extra_joints]
+        msg.position = [math.nan] * len(joints) + [0.0] * len(p.extra_joints)
+        msg.velocity = list(msg.position)
+        msg.effort = list(msg.position)
+        assert len(msg.name) == n
+        self._joint_rt = RealtimePublisher(self._joint_pub, msg)
+        self._dynamic_rt = None
+        if self._dynamic_pub is not None:
+            groups: dict[str, list[Any]] = {}
+            for h in self.state_interfaces:
+                if h.data_type == 'double':
+                    groups.setdefault(h.prefix_name, []).append(h)
+            dyn = DynamicJointState()
+            dyn.header.frame_id = p.frame_id
+            dyn.joint_names = list(groups)
+            dyn.interface_values = [
+                InterfaceValue(
+                    interface_names=[h.interface_name for h in hs], values=[h.value for h in hs]
+                )
+                for hs in groups.values()
+            ]
+            self._dynamic_groups = list(groups.values())
+            self._dynamic_rt = RealtimePublisher(self._dynamic_pub, dyn)
+        return CallbackReturn.SUCCESS
+
+    def update(self, time: Any, period: Any) -> ReturnType:
+        rt = self._joint_rt
+        now_ns = time.nanoseconds
+        if rt.trylock():
+            msg = rt.msg
+            set_stamp(msg.header.stamp, now_ns)
+            for array, handles in (
+                (msg.position, self._position_handles),
+                (msg.velocity, self._velocity_handles),
+                (msg.effort, self._effort_handles),
+            ):
+                for i, h in enumerate(handles):
+                    if h is not None:
+                        array[i] = h.value
+            rt.unlock_and_publish()
+        dyn_rt = self._dynamic_rt
+        if dyn_rt is not None and dyn_rt.trylock():
+            dyn = dyn_rt.msg
+            set_stamp(dyn.header.stamp, now_ns)
+            for iv, handles in zip(dyn.interface_values, self._dynamic_groups):
+                values = iv.values
+                for i, h in enumerate(handles):
+                    values[i] = h.value
+            dyn_rt.unlock_and_publish()
+        return ReturnType.OK

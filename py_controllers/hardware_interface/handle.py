@@ -1,0 +1,63 @@
+"""State and command interface handles: one named double shared by hardware and controllers.
+
+A handle is a plain object with a `value` attribute so the control loop reads and writes it
+without locks or ROS calls (the loop is the only writer of commands while it runs).
+"""
+
+from __future__ import annotations
+
+import math
+
+NAN = math.nan
+
+
+class Handle:
+    """A named value `<prefix>/<interface>`, e.g. `joint1/position`."""
+
+    __slots__ = ('data_type', 'interface_name', 'name', 'prefix_name', 'value')
+
+    def __init__(
+        self,
+        prefix_name: str,
+        interface_name: str,
+        value: float = NAN,
+        *,
+        data_type: str = 'double',
+    ) -> None:
+        self.prefix_name = prefix_name
+        self.interface_name = interface_name
+        self.name = f'{prefix_name}/{interface_name}'
+        self.value = value
+        self.data_type = data_type
+
+    def get_value(self) -> float:
+        """The current value (NaN means 'not set yet')."""
+        return self.value
+
+    def set_value(self, value: float) -> bool:
+        """Store a new value; always succeeds (kept for ros2_control API familiarity)."""
+        self.value = value
+        return True
+
+    def __repr__(self) -> str:
+        return f'{type(self).__name__}({self.name}={self.value})'
+
+
+class StateInterface(Handle):
+    """A value the hardware (or a chainable controller) reports."""
+
+    __slots__ = ()
+
+
+class CommandInterface(Handle):
+    """A value a controller commands; claimed by at most one active controller."""
+
+    __slots__ = ()
+
+
+def split_interface_name(full_name: str) -> tuple[str, str]:
+    """Split `a/b/position` into (`a/b`, `position`): the interface is after the last '/'."""
+    prefix, sep, interface = full_name.rpartition('/')
+    if not sep or not prefix or not interface:
+        raise ValueError(f"interface name '{full_name}' is not of the form '<prefix>/<interface>'")
+    return prefix, interface

@@ -1,0 +1,148 @@
+"""Base classes for hardware components (System, Actuator, Sensor) and their lifecycle.
+
+A component subclass fills its state interfaces in read() and sends its command
+interfaces in write(). Interfaces are created from the `<ros2_control>` description;
+override `export_state_interfaces()` / `export_command_interfaces()` to add more.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
+from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+
+if TYPE_CHECKING:
+    from py_controllers.hardware_interface.component_info import HardwareInfo
+
+
+def initial_value(text: str | None) -> float:
+    """An interface's `initial_value` parameter as a float (NaN when absent)."""
+    if text is None or str(text).strip() == '':
+        return math.nan
+    return float(text)
+
+
+class HardwareComponentInterface:
+    """Common contract of hardware components (ros2_control's HardwareComponentInterface)."""
+
+    component_type = 'system'
+
+    def __init__(self) -> None:
+        self.info: HardwareInfo | None = None
+        self.state_interfaces: dict[str, StateInterface] = {}
+        self.command_interfaces: dict[str, CommandInterface] = {}
+        self.logger: Any = None
+
+    # --- lifecycle (override what you need) -------------------------------------
+    def on_init(self, info: HardwareInfo) -> CallbackReturn:
+        """Keep the description; subclasses read their `<param>`s here."""
+        self.info = info
+        return CallbackReturn.SUCCESS
+
+    def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Open connections; states become readable."""
+        return CallbackReturn.SUCCESS
+
+    def on_cleanup(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Undo on_configure."""
+        return CallbackReturn.SUCCESS
+
+    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Enable motion; commands become usable."""
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Stop motion safely."""
+        return CallbackReturn.SUCCESS
+
+    def on_shutdown(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Release everything before the component is destroyed."""
+        return CallbackReturn.SUCCESS
+
+    def on_error(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Recover after a failure: SUCCESS goes to UNCONFIGURED, anything else FINALIZED."""
+        return CallbackReturn.SUCCESS
+
+    # --- interfaces --------------------------------------------------------------
+    def export_state_interfaces(self) -> list[StateInterface]:
+        """State handles for every `<state_interface>` of every joint, sensor and gpio."""
+        assert self.info is not None
+        return [
+            StateInterface(
+                comp.name, itf.name, initial_value(itf.initial_value), data_type=itf.data_type
+            )
+            for comp in (*self.info.joints, *self.info.sensors, *self.info.gpios)
+            for itf in comp.state_interfaces
+        ]
+
+    def export_command_interfaces(self) -> list[CommandInterface]:
+        """Command handles for every `<command_interface>` of every joint and gpio."""
+        assert self.info is not None
+        return [
+            CommandInterface(
+                comp.name, itf.name, initial_value(itf.initial_value), data_type=itf.data_type
+            )
+            for comp in (*self.info.joints, *self.info.gpios)
+            for itf in comp.command_interfaces
+        ]
+
+    def get_state(self, name: str) -> float:
+        """Value of state interface `name` (e.g. 'joint1/position')."""
+        return self.state_interfaces[name].value
+
+    def set_state(self, name: str, value: float) -> None:
+        """Set state interface `name`; cache the handle instead in hot loops."""
+        self.state_interfaces[name].value = value
+
+    def get_command(self, name: str) -> float:
+        """Value of command interface `name`."""
+        return self.command_interfaces[name].value
+
+    def set_command(self, name: str, value: float) -> None:
+        """Set command interface `name`."""
+        self.command_interfaces[name].value = value
+
+    # --- the loop -----------------------------------------------------------------
+    def read(self, time: Any, period: Any) -> ReturnType:
+        """Fill the state interfaces from the device."""
+        return ReturnType.OK
+
+    def write(self, time: Any, period: Any) -> ReturnType:
+        """Send the command interfaces to the device."""
+        return ReturnType.OK
+
+    def prepare_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Accept or refuse the command interfaces controllers are about to claim/release."""
+        return ReturnType.OK
+
+    def perform_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Switch the device's command mode (called between two cycles)."""
+        return ReturnType.OK
+
+
+class SystemInterface(HardwareComponentInterface):
+    """Several joints, sensors and GPIOs behind one connection."""
+
+    component_type = 'system'
+
+
+class ActuatorInterface(HardwareComponentInterface):
+    """One joint (one actuator)."""
+
+    component_type = 'actuator'
+
+
+class SensorInterface(HardwareComponentInterface):
+    """State interfaces only: never written."""
+
+    component_type = 'sensor'
+
+    def export_command_interfaces(self) -> list[CommandInterface]:
+        """Sensors have no command interfaces."""
+        return []

@@ -1,0 +1,313 @@
+"""The resource manager: owns hardware components and every interface, enforces claiming.
+
+Command interfaces (hardware commands and controllers' reference interfaces) are claimed
+by at most one active controller. Availability follows the owner's state: hardware
+states are readable when the component is INACTIVE or ACTIVE, hardware commands when it
+is ACTIVE, a controller's exported interfaces while that controller is ACTIVE.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from typing import Any
+
+from py_controllers import plugins
+from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
+from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
+from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
+from py_controllers.hardware_interface.hardware_component import HardwareComponentInterface
+from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.urdf import parse_urdf_joints
+
+S = LifecycleStateId
+
+
+class ClaimError(RuntimeError):
+    """An interface cannot be claimed: unknown, unavailable or already claimed."""
+
+
+class ResourceManager:
+    """Registry of components and interfaces, with their availability and claims."""
+
+    def __init__(
+        self,
+        *,
+        update_rate: int = 100,
+        allow_inactive_hardware_commands: bool = False,
+        logger: Any = None,
+    ) -> None:
+        self.update_rate = update_rate
+        self.allow_inactive_hardware_commands = allow_inactive_hardware_commands
+        self.logger = logger or logging.getLogger('resource_manager')
+        self.urdf = ''
+        self.urdf_joints: dict[str, Any] = {}
+        self.components: dict[str, ManagedComponent] = {}
+        self.state_interfaces: dict[str, StateInterface] = {}
+        self.command_interfaces: dict[str, CommandInterface] = {}
+        self._state_owner: dict[str, str] = {}
+        self._command_owner: dict[str, str] = {}
+        self._exported_by_controller: dict[str, list[str]] = {}
+        self._active_exporters: set[str] = set()
+        self.claimed: dict[str, str] = {}  # command interface -> claiming controller
+        self._readers: list[tuple[ManagedComponent, int]] = []
+        self._writers: list[tuple[ManagedComponent, int]] = []
+        self._cycle = 0
+
+    # --- loading ------------------------------------------------------------------
+    def load_urdf(self, urdf: str) -> None:
+        """Parse `<ros2_control>` tags, load and initialise every component (raises on error)."""
+        infos = parse_control_resources_from_urdf(urdf)
+        self.urdf = urdf
+        self.urdf_joints = parse_urdf_joints(urdf)
+        for info in infos:
+            cls = plugins.load(plugins.HARDWARE_GROUP, info.plugin, HardwareComponentInterface)
+            self.add_component(cls(), info)
+
+    def add_component(self, component: HardwareComponentInterface, info: Any) -> ManagedComponent:
+        """Initialise `component` with `info` and register its interfaces (UNCONFIGURED)."""
+        if info.name in self.components:
+            raise ValueError(f"a hardware component named '{info.name}' is already loaded")
+        component.logger = _child_logger(self.logger, info.name)
+        try:
+            result = component.on_init(info)
+        except Exception as exc:
+            raise RuntimeError(f"hardware '{info.name}': on_init raised: {exc!r}") from exc
+        if result not in (None, True, CallbackReturn.SUCCESS):
+            raise RuntimeError(f"hardware '{info.name}': on_init failed")
+        managed = ManagedComponent(component, info, component.logger)
+        for handle in managed.state_interfaces:
+            self._add(self.state_interfaces, self._state_owner, handle, info.name)
+        for handle in managed.command_interfaces:
+            self._add(self.command_interfaces, self._command_owner, handle, info.name)
+        self.components[info.name] = managed
+        self._refresh_loop_lists()
+        return managed
+
+    @staticmethod
+    def _add(table: dict, owners: dict, handle: Any, owner: str) -> None:
+        if handle.name in table:
+            raise ValueError(f"interface '{handle.name}' is exported twice")
+        table[handle.name] = handle
+        owners[handle.name] = owner
+
+    # --- component lifecycle ----------------------------------------------------------
+    def set_component_state(self, name: str, target: LifecycleStateId) -> bool:
+        """Drive component `name` to `target`; False if unknown or a transition failed."""
+        managed = self.components.get(name)
+        if managed is None:
+            return False
+        ok = managed.set_state(target)
+        self._refresh_loop_lists()
+        return ok
+
+    def _refresh_loop_lists(self) -> None:
+        def divider(m: ManagedComponent) -> int:
+            rate = int(getattr(m.info, 'rw_rate', 0) or 0)
+            if rate <= 0 or rate >= self.update_rate:
+                return 1
+            return max(1, round(self.update_rate / rate))
+
+        comps = self.components.values()
+        self._readers = [(m, divider(m)) for m in comps if m.state in (S.INACTIVE, S.ACTIVE)]
+        self._writers = [(m, divider(m)) for m in comps if m.state == S.ACTIVE]
+
+    # --- availability and claiming -------------------------------------------------
+    def owner_of(self, interface: str) -> str | None:
+        """The component or controller that exports `interface`."""
+        return self._command_owner.get(interface) or self._state_owner.get(interface)
+
+    def component_of(self, interface: str) -> ManagedComponent | None:
+        """The hardware component exporting `interface` (None for controller interfaces)."""
+        owner = self.owner_of(interface)
+        return self.components.get(owner) if owner else None
+
+    def is_state_available(self, name: str) -> bool:
+        """True if state interface `name` exists and its owner makes it readable now."""
+        owner = self._state_owner.get(name)
+        if owner is None:
+            return False
+        comp = self.components.get(owner)
+        if comp is None:
+            return owner in self._active_exporters
+        return comp.state in (S.INACTIVE, S.ACTIVE)
+
+    def is_command_available(self, name: str) -> bool:
+        """True if command interface `name` exists and may be claimed now."""
+        owner = self._command_owner.get(name)
+        if owner is None:
+            return False
+        comp = self.components.get(owner)
+        if comp is None:
+            return owner in self._active_exporters
+        if comp.state == S.ACTIVE:
+            return True
+        return self.allow_inactive_hardware_commands and comp.state == S.INACTIVE
+
+    def check_claimable(self, names: Iterable[str], releasing: Iterable[str] = ()) -> str:
+        """'' if every command interface in `names` can be claimed, else the reason."""
+        releasing = set(releasing)
+        for name in names:
+            if name not in self.command_interfaces:
+                return f"command interface '{name}' does not exist"
+            if not self.is_command_available(name):
+                return f"command interface '{name}' is not available"
+            holder = self.claimed.get(name)
+            if holder is not None and name not in releasing:
+                return f"command interface '{name}' is currently claimed by '{holder}'"
+        return ''
+
+    def claim(self, names: Iterable[str], controller: str) -> list[CommandInterface]:
+        """Claim `names` for `controller`, all or none; raises ClaimError with the reason."""
+        names = list(names)
+        reason = self.check_claimable(names)
+        if reason:
+            raise ClaimError(reason)
+        for name in names:
+            self.claimed[name] = controller
+        return [self.command_interfaces[n] for n in names]
+
+    def release(self, names: Iterable[str]) -> None:
+        """Release claimed command interfaces."""
+        for name in names:
+            self.claimed.pop(name, None)
+
+    # --- controller-exported interfaces (chaining) -------------------------------------
+    def add_controller_interfaces(
+        self,
+        controller: str,
+        reference: list[CommandInterface],
+        state: list[StateInterface],
+    ) -> None:
+        """Register a chainable controller's reference and exported state interfaces."""
+        self.remove_controller_interfaces(controller)
+        names = []
+        for handle in reference:
+            self._add(self.command_interfaces, self._command_owner, handle, controller)
+            names.append(handle.name)
+        for handle in state:
+            self._add(self.state_interfaces, self._state_owner, handle, controller)
+            names.append(handle.name)
+        self._exported_by_controller[controller] = names
+
+    def remove_controller_interfaces(self, controller: str) -> None:
+        """Forget everything `controller` exported (on cleanup or unload)."""
+        for name in self._exported_by_controller.pop(controller, []):
+            for table, owners in (
+                (self.command_interfaces, self._command_owner),
+                (self.state_interfaces, self._state_owner),
+            ):
+                if owners.get(name) == controller:
+                    del table[name]
+                    del owners[name]
+            self.claimed.pop(name, None)
+        self._active_exporters.discard(controller)
+
+    def set_controller_interfaces_available(self, controller: str, available: bool) -> None:
+        """Exported interfaces are available exactly while their controller is active."""
+        if available:
+            self._active_exporters.add(controller)
+        else:
+            self._active_exporters.discard(controller)
+
+    def exported_by(self, controller: str) -> list[str]:
+        """Names of the interfaces `controller` exports."""
+        return list(self._exported_by_controller.get(controller, []))
+
+    # --- command mode switch ----------------------------------------------------------
+    def _per_component(self, names: Iterable[str]) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for name in names:
+            owner = self._command_owner.get(name)
+            if owner in self.components:
+                out.setdefault(owner, []).append(name)
+        return out
+
+    def _mode_switch(self, method: str, start: list[str], stop: list[str]) -> bool:
+        start_by, stop_by = self._per_component(start), self._per_component(stop)
+        for name in dict.fromkeys([*start_by, *stop_by]):
+            managed = self.components[name]
+            try:
+                result = getattr(managed.component, method)(
+                    start_by.get(name, []), stop_by.get(name, [])
+                )
+            except Exception as exc:
+                self.logger.error(f"hardware '{name}': {method} raised: {exc!r}")
+                return False
+            if result not in (None, ReturnType.OK):
+                self.logger.error(f"hardware '{name}': {method} refused {start_by.get(name)}")
+                return False
+        return True
+
+    def prepare_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
+        """Ask each affected component whether it accepts the interface change."""
+        return self._mode_switch('prepare_command_mode_switch', start, stop)
+
+    def perform_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
+        """Tell each affected component to switch mode now."""
+        return self._mode_switch('perform_command_mode_switch', start, stop)
+
+    # --- the loop -----------------------------------------------------------------
+    def read(self, time: Any, period: Any) -> list[str]:
+        """read() every readable component due this cycle; names of those that failed."""
+        self._cycle += 1
+        failed: list[str] = []
+        for managed, every in self._readers:
+            if every != 1 and self._cycle % every:
+                continue
+            try:
+                result = managed.component.read(time, period)
+            except Exception as exc:
+                managed.logger.error(f'read() raised: {exc!r}')
+                result = ReturnType.ERROR
+            if result != ReturnType.OK:
+                managed.read_errors += 1
+                failed.append(managed.name)
+        return failed
+
+    def write(self, time: Any, period: Any) -> tuple[list[str], list[str]]:
+        """write() every active component; (names that failed, names that asked to deactivate)."""
+        failed: list[str] = []
+        deactivate: list[str] = []
+        for managed, every in self._writers:
+            if every != 1 and self._cycle % every:
+                continue
+            try:
+                result = managed.component.write(time, period)
+            except Exception as exc:
+                managed.logger.error(f'write() raised: {exc!r}')
+                result = ReturnType.ERROR
+            if result == ReturnType.DEACTIVATE:
+                deactivate.append(managed.name)
+            elif result != ReturnType.OK:
+                managed.write_errors += 1
+                failed.append(managed.name)
+        return failed, deactivate
+
+    def handle_component_error(self, name: str) -> LifecycleStateId:
+        """A component failed in the loop: run its on_error, drop its claims' availability."""
+        managed = self.components[name]
+        state = managed.handle_error()
+        self._refresh_loop_lists()
+        return state
+
+    def interfaces_of(self, component: str) -> tuple[list[str], list[str]]:
+        """(command, state) interface names of hardware component `component`."""
+        managed = self.components[component]
+        return (
+            [h.name for h in managed.command_interfaces],
+            [h.name for h in managed.state_interfaces],
+        )
+
+    def shutdown(self) -> None:
+        """Deactivate and finalize every component (best effort, logs failures)."""
+        for managed in self.components.values():
+            managed.set_state(S.FINALIZED)
+        self._refresh_loop_lists()
+
+
+def _child_logger(logger: Any, name: str) -> Any:
+    get_child = getattr(logger, 'get_child', None)
+    if get_child is not None:
+        return get_child(name)
+    return logging.getLogger(f'{getattr(logger, "name", "resource_manager")}.{name}')

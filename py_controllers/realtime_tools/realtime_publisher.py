@@ -1,0 +1,97 @@
+"""RealtimePublisher: publish from the control loop without ever blocking it.
+
+The loop takes the message with `trylock()`, fills it in place and calls
+`unlock_and_publish()`. One shared worker thread does the rclpy publish and then
+unlocks; if the previous message is still on its way, `trylock()` fails and the loop
+skips that sample, exactly like realtime_tools' try-lock publisher.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Any, Generic, TypeVar
+
+MsgT = TypeVar('MsgT')
+
+
+class _PublishWorker:
+    """One daemon thread that publishes on behalf of every realtime publisher."""
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[RealtimePublisher | None] = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name='rt_publisher', daemon=True)
+        self._thread.start()
+
+    def submit(self, pub: RealtimePublisher) -> None:
+        self._queue.put(pub)
+
+    def _run(self) -> None:
+        while True:
+            pub = self._queue.get()
+            if pub is None:
+                return
+            pub._publish_and_unlock()
+
+
+_worker: _PublishWorker | None = None
+_worker_lock = threading.Lock()
+
+
+def _get_worker() -> _PublishWorker:
+    global _worker
+    with _worker_lock:
+        if _worker is None:
+            _worker = _PublishWorker()
+        return _worker
+
+
+class RealtimePublisher(Generic[MsgT]):
+    """Wraps an rclpy publisher and one preallocated message."""
+
+    def __init__(self, publisher: Any, msg: MsgT) -> None:
+        self.publisher = publisher
+        self.msg = msg
+        self._lock = threading.Lock()
+        self._worker = _get_worker()
+        self.published = 0
+        self.skipped = 0
+        self.errors = 0
+
+    def trylock(self) -> bool:
+        """Take the message for filling; False (and count a skip) while it is being sent."""
+        if self._lock.acquire(blocking=False):
+            return True
+        self.skipped += 1
+        return False
+
+    def unlock_and_publish(self) -> None:
+        """Hand the filled message to the publishing thread; it unlocks when sent."""
+        self._worker.submit(self)
+
+    def unlock(self) -> None:
+        """Give the message back without publishing."""
+        self._lock.release()
+
+    def try_publish(self) -> bool:
+        """Publish `msg` as it is now, if no previous publish is pending."""
+        if not self.trylock():
+            return False
+        self.unlock_and_publish()
+        return True
+
+    def _publish_and_unlock(self) -> None:
+        try:
+            self.publisher.publish(self.msg)
+            self.published += 1
+        except Exception:  # context shut down or publisher destroyed: drop the sample
+            self.errors += 1
+        finally:
+            self._lock.release()
+
+    def wait_idle(self, timeout_s: float = 1.0) -> bool:
+        """Block until the pending message (if any) is sent; for shutdown and tests."""
+        if self._lock.acquire(timeout=timeout_s):
+            self._lock.release()
+            return True
+        return False

@@ -1,0 +1,21 @@
+"""Conversions between ROS messages and plain values, shared by every controller."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def set_stamp(stamp: Any, nanoseconds: int) -> None:
+    """Fill a builtin_interfaces/Time in place (no allocation in the loop)."""
+    stamp.sec, stamp.nanosec = divmod(nanoseconds, 1_000_000_000)
+
+
+def duration_to_s(duration: Any) -> float:
+    """builtin_interfaces/Duration (or Time) to float seconds."""
+    return duration.sec + duration.nanosec * 1e-9
+
+
+def set_duration(duration: Any, seconds: float) -> None:
+    """Fill a builtin_interfaces/Duration in place from float seconds."""
+    ns = round(seconds * 1e9)
+    duration.sec, duration.nanosec = divmod(ns, 1_000_000_000)

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# One-command environment for py_controllers on a machine without ROS 2:
+# a virtualenv from the ROS 2 (kilted) PyPI wheels, the interface packages PyPI lacks
+# built from interfaces/ with CMake, and the project installed editable.
+# Idempotent: every step keeps a stamp and is skipped when its inputs are unchanged.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+venv="$root/.venv"
+stamps="$venv/.py_controllers"
+build="$root/build"
+py="${PYTHON:-python3}"
+
+say() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] ERROR: %s\n' "$*" >&2; exit 1; }
+hash_of() { cat "$@" | sha256sum | cut -d' ' -f1; }
+fresh() { [ -f "$stamps/$1" ] && [ "$(cat "$stamps/$1")" = "$2" ]; }
+stamp() { printf '%s' "$2" > "$stamps/$1"; }
+
+# --- tools --------------------------------------------------------------------
+command -v "$py" >/dev/null || die "python3 not found (need Python 3.11: the ROS wheels are cp311)"
+pyver="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+[ "$pyver" = "3.11" ] || die "python3 is $pyver; the ROS 2 kilted wheels on PyPI need Python 3.11 (set PYTHON=...)"
+"$py" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
+  || die "Python headers (Python.h) not found: install the python3-dev package"
+command -v cmake >/dev/null || die "cmake not found: install cmake (apt-get install cmake)"
+command -v make >/dev/null || die "make not found: install make"
+command -v cc >/dev/null || command -v gcc >/dev/null || die "no C compiler: install gcc/g++"
+command -v c++ >/dev/null || command -v g++ >/dev/null || die "no C++ compiler: install g++"
+
+# --- virtualenv and wheels ----------------------------------------------------
+if [ ! -x "$venv/bin/python" ]; then
+  say "creating $venv"
+  "$py" -m venv "$venv"
+fi
+mkdir -p "$stamps"
+vpy="$venv/bin/python"
+
+req="$root/scripts/requirements-ros.txt"
+h="$(hash_of "$req")"
+if ! fresh wheels "$h"; then
+  say "installing ROS 2 kilted wheels (first run: about a minute)"
+  "$vpy" -m pip install --quiet --disable-pip-version-check -r "$req" \
+    || die "pip could not install the ROS 2 wheels listed in $req"
+  stamp wheels "$h"
+fi
+
+# The wheels' CMake exports name the include dirs of the machine they were built on.
+py_inc="$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')"
+np_inc="$("$vpy" -c 'import numpy; print(numpy.get_include())')"
+mapfile -t bad < <(grep -rl '/opt/python/cp311-cp311' "$venv/share" --include='*.cmake' 2>/dev/null || true)
+if [ "${#bad[@]}" -gt 0 ]; then
+  say "rewriting include paths in ${#bad[@]} CMake export files"
+  sed -i \
+    -e "s#/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include#$np_inc#g" \
+    -e "s#/opt/python/cp311-cp311/include/python3.11#$py_inc#g" \
+    "${bad[@]}"
+fi
+
+# ament_index_python, rmw and the console scripts find packages through
+# AMENT_PREFIX_PATH; the venv prefix is an install prefix like /opt/ros/<distro>.
+cat > "$venv/lib/python3.11/site-packages/py_controllers_env.pth" <<'PTH'
+import os, sys; os.environ['AMENT_PREFIX_PATH'] = os.pathsep.join(dict.fromkeys([sys.prefix, *filter(None, os.environ.get('AMENT_PREFIX_PATH', '').split(os.pathsep))]))
+PTH
+
+# --- interface packages -------------------------------------------------------
+# Order matters only through dependencies; ours depend on wheel packages alone.
+for pkg_dir in "$root"/interfaces/*/; do
+  pkg="$(basename "$pkg_dir")"
+  h="$(cd "$pkg_dir" && find . -type f -not -path './build/*' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)"
+  if fresh "iface-$pkg" "$h" && "$vpy" -c "import $pkg" 2>/dev/null; then
+    continue
+  fi
+  say "building interface package $pkg (first run: a few minutes)"
+  rm -rf "$build/$pkg"
+  log="$build/$pkg.log"
+  mkdir -p "$build"
+  if ! (
+    export AMENT_PREFIX_PATH="$venv"
+    cmake -S "$pkg_dir" -B "$build/$pkg" \
+      -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_INSTALL_PREFIX="$venv" \
+      -DCMAKE_PREFIX_PATH="$venv" \
+      -DPython3_EXECUTABLE="$vpy" \
+      -DPython3_FIND_VIRTUALENV=ONLY \
+      -DBUILD_TESTING=OFF &&
+    cmake --build "$build/$pkg" -j "$(nproc)" &&
+    cmake --install "$build/$pkg"
+  ) >"$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "building $pkg failed; full log in $log"
+  fi
+  "$vpy" -c "import $pkg.msg" 2>/dev/null || "$vpy" -c "import $pkg.srv" \
+    || die "$pkg was built but does not import; see $log"
+  stamp "iface-$pkg" "$h"
+done
+
+# --- the project itself ---------------------------------------------------------
+h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" \
+  <(cd "$root" && find launch config examples -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum))"
+if ! fresh project "$h"; then
+  say "installing py_controllers (editable) with its test tools"
+  "$vpy" -m pip install --quiet --disable-pip-version-check --no-build-isolation -e "$root[test]" \
+    || die "pip install -e . failed"
+  stamp project "$h"
+fi
+
+say "ready: $venv"

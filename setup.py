@@ -1,0 +1,66 @@
+"""ament_python package py_controllers: builds with colcon, or with pip into a venv."""
+
+from glob import glob
+
+from setuptools import find_packages, setup
+
+PACKAGE = 'py_controllers'
+
+
+def share(folder: str, pattern: str = '*') -> tuple[str, list[str]]:
+    """Install every file matching `folder/pattern` under share/py_controllers/folder."""
+    return (f'share/{PACKAGE}/{folder}', sorted(p for p in glob(f'{folder}/{pattern}')))
+
+
+_FWD = 'forward_command.controller'
+CONTROLLERS = [
+    ('forward_command_controller/ForwardCommandController', f'{_FWD}:ForwardCommandController'),
+    (
+        'forward_command_controller/MultiInterfaceForwardCommandController',
+        f'{_FWD}:MultiInterfaceForwardCommandController',
+    ),
+    ('position_controllers/JointGroupPositionController', f'{_FWD}:JointGroupPositionController'),
+    ('velocity_controllers/JointGroupVelocityController', f'{_FWD}:JointGroupVelocityController'),
+    ('effort_controllers/JointGroupEffortController', f'{_FWD}:JointGroupEffortController'),
+    ('position_controllers/JointPositionController', f'{_FWD}:JointPositionController'),
+    ('velocity_controllers/JointVelocityController', f'{_FWD}:JointVelocityController'),
+    ('effort_controllers/JointEffortController', f'{_FWD}:JointEffortController'),
+    (
+        'joint_state_broadcaster/JointStateBroadcaster',
+        'joint_state_broadcaster.controller:JointStateBroadcaster',
+    ),
+]
+
+setup(
+    name=PACKAGE,
+    version='0.1.0',
+    packages=find_packages(include=[PACKAGE, f'{PACKAGE}.*']),
+    package_data={PACKAGE: ['**/*.yaml']},
+    data_files=[
+        ('share/ament_index/resource_index/packages', [f'resource/{PACKAGE}']),
+        (f'share/{PACKAGE}', ['package.xml']),
+        share('launch', '*.py'),
+        share('config', '*.*'),
+    ],
+    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
+    extras_require={'test': ['pytest', 'ruff', 'matplotlib']},
+    zip_safe=True,
+    maintainer='py_controllers maintainers',
+    maintainer_email='maintainers@py-controllers.dev',
+    description='ros2_control and ros2_controllers as a native Python package',
+    license='Apache-2.0',
+    entry_points={
+        'console_scripts': [
+            'ros2_control_node = py_controllers.controller_manager.node:main',
+            'spawner = py_controllers.controller_manager.spawner:main',
+            'unspawner = py_controllers.controller_manager.unspawner:main',
+        ],
+        'py_controllers.controllers': [
+            f'{name} = py_controllers.controllers.{target}' for name, target in CONTROLLERS
+        ],
+        'py_controllers.hardware': [
+            'mock_components/GenericSystem = '
+            'py_controllers.hardware.mock_generic_system:GenericSystem',
+        ],
+    },
+)
