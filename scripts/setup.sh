@@ -4,6 +4,7 @@
 # built from interfaces/ with CMake, and the project installed editable.
 # Idempotent: every step keeps a stamp and is skipped when its inputs are unchanged.
 set -euo pipefail
+shopt -s nullglob
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 venv="$root/.venv"
@@ -100,9 +101,18 @@ h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" \
   <(cd "$root" && find launch config examples -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum))"
 if ! fresh project "$h"; then
   say "installing py_controllers (editable) with its test tools"
-  "$vpy" -m pip install --quiet --disable-pip-version-check --no-build-isolation -e "$root[test]" \
-    || die "pip install -e . failed"
+  mkdir -p "$build"
+  "$vpy" -m pip install --disable-pip-version-check --no-build-isolation -e "$root[test]" \
+    >"$build/pip-project.log" 2>&1 || { tail -n 30 "$build/pip-project.log" >&2; die "pip install -e . failed"; }
   stamp project "$h"
 fi
+# An editable install carries no data_files: link the share folder and the ament index
+# marker to the checkout, so get_package_share_directory('py_controllers') sees edits.
+share="$venv/share/py_controllers"
+mkdir -p "$share" "$venv/share/ament_index/resource_index/packages"
+for item in package.xml launch config; do
+  ln -sfn "$root/$item" "$share/$item"
+done
+touch "$venv/share/ament_index/resource_index/packages/py_controllers"
 
 say "ready: $venv"

@@ -1,0 +1,1 @@
+"""Speed figures for py_controllers: printed tables, never asserted in tests."""

@@ -1,0 +1,165 @@
+"""The manager in-process: error handling, chaining order, parameter validation."""
+
+import pytest
+from rclpy.parameter import Parameter
+
+from py_controllers import plugins
+from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
+from py_controllers.controller_interface.controller_interface import (
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.testing import CONFIG, RosHarness
+
+
+class CountingController(ControllerInterface):
+    """Counts its updates; writes joint1/velocity."""
+
+    def on_init(self):
+        self.updates = 0
+
+    def command_interface_configuration(self):
+        return InterfaceConfiguration.individual(['joint1/velocity'])
+
+    def update(self, time, period):
+        self.updates += 1
+        self.command_interfaces[0].value = 0.0
+        return ReturnType.OK
+
+
+class RaisingController(ControllerInterface):
+    """Raises in its 5th update."""
+
+    def on_init(self):
+        self.updates = 0
+
+    def update(self, time, period):
+        self.updates += 1
+        if self.updates == 5:
+            raise RuntimeError('boom')
+        return ReturnType.OK
+
+
+class ChainedController(ChainableControllerInterface):
+    """Exports `<name>/ref/value` and copies it to joint2/velocity."""
+
+    def on_init(self):
+        self.order = []
+
+    def on_export_reference_interfaces(self):
+        return [CommandInterface(f'{self.name}/ref', 'value', 0.0)]
+
+    def command_interface_configuration(self):
+        return InterfaceConfiguration.individual(['joint2/velocity'])
+
+    def update_and_write_commands(self, time, period):
+        self.order.append(time.nanoseconds)
+        self.command_interfaces[0].value = self.reference_interfaces[0].value
+        return ReturnType.OK
+
+
+class Commander(ControllerInterface):
+    """Writes 0.5 into the chained controller's reference."""
+
+    def on_init(self):
+        self.order = []
+
+    def command_interface_configuration(self):
+        return InterfaceConfiguration.individual(['chained/ref/value'])
+
+    def update(self, time, period):
+        self.order.append(time.nanoseconds)
+        self.command_interfaces[0].value = 0.5
+        return ReturnType.OK
+
+
+for cls in (CountingController, RaisingController, ChainedController, Commander):
+    plugins.register(plugins.CONTROLLERS_GROUP, f'test/{cls.__name__}', cls)
+
+
+@pytest.fixture
+def cm():
+    harness = RosHarness('inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')])
+    node = ControllerManagerNode(
+        harness.executor,
+        context=harness.context,
+        parameter_overrides=[
+            Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
+            Parameter('update_rate', value=200),
+        ],
+    )
+    yield harness, node.manager
+    node.shutdown()
+    harness.close()
+
+
+def load(manager, name, type_name):
+    ok, msg = manager.load_controller(name, type_name)
+    assert ok, msg
+    ok, msg = manager.configure_controller(name)
+    assert ok, msg
+    return manager.controllers[name].controller
+
+
+def test_raising_controller_is_deactivated_others_keep_running(cm):
+    harness, manager = cm
+    counting = load(manager, 'counting', 'test/CountingController')
+    raising = load(manager, 'raising', 'test/RaisingController')
+    assert manager.switch_controller(['counting', 'raising'], [], 2)[0]
+    assert harness.spin_until(lambda: manager.state_of('raising').label == 'inactive')
+    seen = counting.updates
+    assert harness.spin_until(lambda: counting.updates > seen + 20)
+    assert raising.updates == 5
+    assert manager.state_of('counting').label == 'active'
+    assert manager.controllers['raising'].errors == 1
+
+
+def test_chain_activation_order_is_enforced(cm):
+    harness, manager = cm
+    chained = load(manager, 'chained', 'test/ChainedController')
+    commander = load(manager, 'commander', 'test/Commander')
+    assert manager.rm.command_interfaces['chained/ref/value'].value == 0.0
+    ok, message = manager.switch_controller(['commander'], [], 2)
+    assert not ok
+    assert "commands 'chained', which is not active" in message
+    ok, message = manager.switch_controller(['commander', 'chained'], [], 2)
+    assert ok, message
+    assert chained.is_in_chained_mode()
+    assert manager.active_controllers() == ['commander', 'chained']
+    assert harness.spin_until(lambda: len(chained.order) > 10)
+    # the commander runs first in every cycle: same stamps, commander's list leads
+    assert commander.order[: len(chained.order)][-5:] == chained.order[-5:]
+    assert manager.rm.command_interfaces['joint2/velocity'].value == 0.5
+    # the follower cannot go while its commander is active
+    ok, message = manager.switch_controller([], ['chained'], 2)
+    assert not ok and "while 'commander' commands it" in message
+    assert manager.switch_controller([], ['commander', 'chained'], 2)[0]
+    assert not chained.is_in_chained_mode()
+
+
+def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
+    harness, manager = cm
+    manager.node.set_parameters(
+        [Parameter('bad.type', value='forward_command_controller/ForwardCommandController')]
+    )
+    ok, msg = manager.load_controller('bad')
+    assert ok, msg
+    ok, msg = manager.configure_controller('bad')
+    assert not ok
+    assert manager.state_of('bad').label == 'unconfigured'
+    err = capfd.readouterr().err
+    assert 'joints' in err
+
+
+def test_hardware_error_deactivates_its_controllers(cm):
+    harness, manager = cm
+    load(manager, 'counting', 'test/CountingController')
+    assert manager.switch_controller(['counting'], [], 2)[0]
+    ok, state = manager.set_hardware_component_state('MinimalSystem', manager.rm.components['MinimalSystem'].state.__class__.INACTIVE)
+    assert ok and state.label == 'inactive'
+    assert manager.state_of('counting').label == 'inactive'
+    ok, msg = manager.switch_controller(['counting'], [], 2)
+    assert not ok and 'not available' in msg

@@ -1,0 +1,149 @@
+"""ros2_control_node as a user runs it: spawner, topics, services, over real DDS."""
+
+import math
+
+import pytest
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from py_controllers.controller_manager.client import BEST_EFFORT, STRICT
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+
+CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
+URDF = CONFIG / 'minimal_robot.urdf'
+
+
+@pytest.fixture(scope='module')
+def manager():
+    with ManagerProcess([CONTROLLERS], URDF) as proc:
+        yield proc
+        assert proc.alive, proc.output()
+
+
+@pytest.fixture(scope='module')
+def ros(manager):
+    with RosHarness('manager_process_test') as harness:
+        yield harness
+
+
+@pytest.fixture(scope='module')
+def spawned(manager):
+    result = run_tool(
+        'spawner', 'joint_state_broadcaster', 'forward_position_controller',
+        '--controller-manager-timeout', '30',
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + manager.output()
+    return result
+
+
+def positions_of(msg: JointState) -> dict[str, float]:
+    return dict(zip(msg.name, msg.position))
+
+
+def test_forward_commands_reach_joint_states(manager, ros, spawned):
+    states = ros.subscribe(JointState, '/joint_states')
+    pub = ros.node.create_publisher(Float64MultiArray, '/forward_position_controller/commands', 10)
+    target = {'joint1': 0.1, 'joint2': 0.2, 'joint3': 0.3}
+
+    def reached():
+        pub.publish(Float64MultiArray(data=[0.1, 0.2, 0.3]))
+        return bool(states) and positions_of(states[-1]) == pytest.approx(target)
+
+    assert ros.spin_until(reached), states[-1:] or manager.output()
+    assert list(states[-1].name) == ['joint1', 'joint2', 'joint3']
+
+    # a wrong-length message changes nothing, and the node keeps publishing
+    pub.publish(Float64MultiArray(data=[9.0, 9.0]))
+    pub.publish(Float64MultiArray(data=[math.nan, 1.0, 1.0]))
+    assert ros.spin_for_messages(states, 30)
+    assert all(positions_of(m) == pytest.approx(target) for m in states[-20:])
+    assert manager.alive
+    active = {c.name: c.state for c in ros.manager().list_controllers()}
+    assert active['forward_position_controller'] == 'active'
+    assert 'rejected' in manager.output()
+
+
+def test_list_controllers_reports_state_and_claims(ros, spawned):
+    by_name = {c.name: c for c in ros.manager().list_controllers()}
+    fwd = by_name['forward_position_controller']
+    assert fwd.state == 'active'
+    assert fwd.type == 'forward_command_controller/ForwardCommandController'
+    assert list(fwd.claimed_interfaces) == ['joint1/position', 'joint2/position', 'joint3/position']
+    assert list(fwd.required_command_interfaces) == list(fwd.claimed_interfaces)
+    assert fwd.update_rate == 100
+    jsb = by_name['joint_state_broadcaster']
+    assert jsb.state == 'active' and list(jsb.claimed_interfaces) == []
+    assert 'joint1/velocity' in jsb.required_state_interfaces
+
+
+def test_controller_types_are_listed(ros):
+    types = dict(ros.manager().list_controller_types())
+    assert types['joint_state_broadcaster/JointStateBroadcaster'] == (
+        'controller_interface::ControllerInterface'
+    )
+    assert 'forward_command_controller/ForwardCommandController' in types
+
+
+def test_claimed_interfaces_strict_fails_best_effort_skips(ros, spawned):
+    cm = ros.manager()
+    assert cm.load_controller('joint_group_position_controller')
+    assert cm.configure_controller('joint_group_position_controller')
+    ok, message = cm.switch_controllers(['joint_group_position_controller'], [], strictness=STRICT)
+    assert not ok
+    assert "currently claimed by 'forward_position_controller'" in message
+    ok, message = cm.switch_controllers(
+        ['joint_group_position_controller'], [], strictness=BEST_EFFORT
+    )
+    assert ok
+    states = {c.name: c.state for c in cm.list_controllers()}
+    assert states['joint_group_position_controller'] == 'inactive'
+    assert states['forward_position_controller'] == 'active'
+
+
+def test_switch_replaces_the_claim_in_one_request(ros, spawned):
+    cm = ros.manager()
+    ok, message = cm.switch_controllers(
+        ['joint_group_position_controller'], ['forward_position_controller']
+    )
+    assert ok, message
+    states = {c.name: c.state for c in cm.list_controllers()}
+    assert states['joint_group_position_controller'] == 'active'
+    assert states['forward_position_controller'] == 'inactive'
+    ok, message = cm.switch_controllers(
+        ['forward_position_controller'], ['joint_group_position_controller']
+    )
+    assert ok, message
+
+
+def test_unloading_an_active_controller_is_refused(ros, spawned):
+    cm = ros.manager()
+    assert not cm.unload_controller('forward_position_controller')
+    assert not cm.load_controller('forward_position_controller')  # already loaded
+    assert not cm.load_controller('no_such_controller')  # no type parameter
+    assert cm.unload_controller('joint_group_position_controller')
+    names = [c.name for c in cm.list_controllers()]
+    assert 'joint_group_position_controller' not in names
+
+
+def test_hardware_services(ros, spawned):
+    cm = ros.manager()
+    (component,) = cm.list_hardware_components()
+    assert component.name == 'MinimalSystem'
+    assert component.type == 'system'
+    assert component.plugin_name == 'mock_components/GenericSystem'
+    assert component.state.label == 'active'
+    claimed = {i.name: i.is_claimed for i in component.command_interfaces}
+    assert claimed['joint1/position'] and not claimed['joint1/velocity']
+    commands, states = cm.list_hardware_interfaces()
+    assert {i.name for i in states} >= {'joint1/position', 'joint3/velocity'}
+    assert all(i.is_available for i in commands)
+    ok, state = cm.set_hardware_component_state('no_such_component', 'inactive')
+    assert not ok
+
+
+def test_statistics_are_available(ros, spawned):
+    stats = ros.manager().statistics()
+    assert stats['update_rate_hz'] == 100
+    assert stats['cycles'] > 0
+    assert stats['period']['count'] > 0
+    assert 'forward_position_controller' in stats['controllers']
