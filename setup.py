@@ -54,6 +54,7 @@ setup(
             'ros2_control_node = py_controllers.controller_manager.node:main',
             'spawner = py_controllers.controller_manager.spawner:main',
             'unspawner = py_controllers.controller_manager.unspawner:main',
+            'py-controllers = py_controllers.cli:main',
         ],
         'py_controllers.controllers': [
             f'{name} = py_controllers.controllers.{target}' for name, target in CONTROLLERS

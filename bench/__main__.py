@@ -10,7 +10,6 @@ import argparse
 import os
 import sys
 import tempfile
-from pathlib import Path
 
 from bench.floor import bare_loop
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
@@ -21,9 +20,12 @@ def manager_run(rate_hz: int, seconds: float) -> dict:
     with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as f:
         f.write(f'controller_manager:\n  ros__parameters:\n    update_rate: {rate_hz}\n')
         rate_file = f.name
-    with ManagerProcess(
-        [CONFIG / 'minimal_controllers.yaml', rate_file], CONFIG / 'minimal_robot.urdf'
-    ) as proc, RosHarness('bench') as ros:
+    with (
+        ManagerProcess(
+            [CONFIG / 'minimal_controllers.yaml', rate_file], CONFIG / 'minimal_robot.urdf'
+        ) as proc,
+        RosHarness('bench') as ros,
+    ):
         result = run_tool('spawner', 'joint_state_broadcaster', 'forward_position_controller')
         if result.returncode != 0:
             raise RuntimeError(result.stderr + proc.output())
@@ -56,8 +58,10 @@ def main(argv: list[str] | None = None) -> int:
     for rate in args.rates:
         floor = bare_loop(rate, args.seconds)
         stats = manager_run(rate, args.seconds)
-        print(f'\n## {rate} Hz, {args.seconds:g} s each (periods are absolute, lateness is '
-              'wake-up minus deadline)\n')
+        print(
+            f'\n## {rate} Hz, {args.seconds:g} s each (periods are absolute, lateness is '
+            'wake-up minus deadline)\n'
+        )
         print(header)
         print(row('floor: period', floor['period']))
         print(row('floor: lateness', floor['lateness']))

@@ -57,9 +57,7 @@ class ControllerManagerClient:
 
     def _client(self, srv_type: Any, service: str) -> Any:
         if service not in self._clients:
-            self._clients[service] = self.node.create_client(
-                srv_type, f'{self.manager}/{service}'
-            )
+            self._clients[service] = self.node.create_client(srv_type, f'{self.manager}/{service}')
         return self._clients[service]
 
     def wait_for_manager(self) -> None:
@@ -86,9 +84,7 @@ class ControllerManagerClient:
             if self.executor is not None:
                 self.executor.spin_until_future_complete(future, timeout_sec=self.call_timeout_s)
             else:
-                rclpy.spin_until_future_complete(
-                    self.node, future, timeout_sec=self.call_timeout_s
-                )
+                rclpy.spin_until_future_complete(self.node, future, timeout_sec=self.call_timeout_s)
             if future.done():
                 if future.exception() is not None:
                     raise ServiceError(f'{service} failed: {future.exception()}')
@@ -108,7 +104,9 @@ class ControllerManagerClient:
     def list_controller_types(self) -> list[tuple[str, str]]:
         """(type, base class) of every available controller type."""
         res = self.call(
-            cm_srv.ListControllerTypes, 'list_controller_types', cm_srv.ListControllerTypes.Request()
+            cm_srv.ListControllerTypes,
+            'list_controller_types',
+            cm_srv.ListControllerTypes.Request(),
         )
         return list(zip(res.types, res.base_classes))
 
@@ -184,9 +182,7 @@ class ControllerManagerClient:
         )
         res = self.call(SetParameters, 'set_parameters', req)
         failed = [
-            f'{p.name}: {r.reason}'
-            for p, r in zip(req.parameters, res.results)
-            if not r.successful
+            f'{p.name}: {r.reason}' for p, r in zip(req.parameters, res.results) if not r.successful
         ]
         if failed:
             raise ServiceError(f'setting manager parameters failed: {failed}')
@@ -195,5 +191,3 @@ class ControllerManagerClient:
         """The loop statistics as a dict."""
         res = self.call(Trigger, 'get_statistics', Trigger.Request())
         return json.loads(res.message)
-
-

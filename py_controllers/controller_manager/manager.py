@@ -403,9 +403,10 @@ class ControllerManager:
         cmd_set, state_set = set(cmd), set(state)
         users = []
         for spec in self._active:
-            if cmd_set.intersection(spec.claimed) or (not commands_only and state_set.intersection(
-                h.name for h in spec.controller.state_interfaces
-            )):
+            if cmd_set.intersection(spec.claimed) or (
+                not commands_only
+                and state_set.intersection(h.name for h in spec.controller.state_interfaces)
+            ):
                 users.append(spec.name)
         return users
 

@@ -29,30 +29,70 @@ def build_parser() -> argparse.ArgumentParser:
     """The command line of `spawner` (upstream's names and defaults)."""
     p = argparse.ArgumentParser(prog='spawner', description=__doc__.splitlines()[0])
     p.add_argument('controller_names', nargs='+', help='controllers to spawn')
-    p.add_argument('-c', '--controller-manager', default='controller_manager',
-                   help='name of the controller manager node')
-    p.add_argument('-p', '--param-file', action='append', default=[],
-                   help='controller parameter file (may be repeated)')
+    p.add_argument(
+        '-c',
+        '--controller-manager',
+        default='controller_manager',
+        help='name of the controller manager node',
+    )
+    p.add_argument(
+        '-p',
+        '--param-file',
+        action='append',
+        default=[],
+        help='controller parameter file (may be repeated)',
+    )
     p.add_argument('-n', '--namespace', default=None, help='(deprecated) namespace')
     p.add_argument('--load-only', action='store_true', help='only load the controllers')
     p.add_argument('--inactive', action='store_true', help='load and configure, do not activate')
     p.add_argument('--stopped', action='store_true', help='(deprecated) same as --inactive')
-    p.add_argument('-t', '--controller-type', default=None,
-                   help='controller type, if not set on the manager or in the param file')
-    p.add_argument('-u', '--unload-on-kill', action='store_true',
-                   help='wait for SIGINT/SIGTERM, then deactivate and unload')
-    p.add_argument('--controller-manager-timeout', type=float, default=0.0,
-                   help='seconds to wait for the manager (0: forever)')
-    p.add_argument('--switch-timeout', type=float, default=5.0,
-                   help='timeout of the switch_controller call, seconds')
-    p.add_argument('--service-call-timeout', type=float, default=10.0,
-                   help='timeout of each service call, seconds')
-    p.add_argument('--activate-as-group', action='store_true',
-                   help='activate all controllers in one switch request')
-    p.add_argument('--switch-asap', action=argparse.BooleanOptionalAction, default=False,
-                   help='ask for the switch in the next control cycle')
-    p.add_argument('--controller-ros-args', action='append', default=[],
-                   help='extra --ros-args for the controller nodes')
+    p.add_argument(
+        '-t',
+        '--controller-type',
+        default=None,
+        help='controller type, if not set on the manager or in the param file',
+    )
+    p.add_argument(
+        '-u',
+        '--unload-on-kill',
+        action='store_true',
+        help='wait for SIGINT/SIGTERM, then deactivate and unload',
+    )
+    p.add_argument(
+        '--controller-manager-timeout',
+        type=float,
+        default=0.0,
+        help='seconds to wait for the manager (0: forever)',
+    )
+    p.add_argument(
+        '--switch-timeout',
+        type=float,
+        default=5.0,
+        help='timeout of the switch_controller call, seconds',
+    )
+    p.add_argument(
+        '--service-call-timeout',
+        type=float,
+        default=10.0,
+        help='timeout of each service call, seconds',
+    )
+    p.add_argument(
+        '--activate-as-group',
+        action='store_true',
+        help='activate all controllers in one switch request',
+    )
+    p.add_argument(
+        '--switch-asap',
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help='ask for the switch in the next control cycle',
+    )
+    p.add_argument(
+        '--controller-ros-args',
+        action='append',
+        default=[],
+        help='extra --ros-args for the controller nodes',
+    )
     return p
 
 

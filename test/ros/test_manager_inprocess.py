@@ -12,6 +12,7 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.testing import CONFIG, RosHarness
 
 
@@ -82,7 +83,9 @@ for cls in (CountingController, RaisingController, ChainedController, Commander)
 
 @pytest.fixture
 def cm():
-    harness = RosHarness('inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')])
+    harness = RosHarness(
+        'inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')]
+    )
     node = ControllerManagerNode(
         harness.executor,
         context=harness.context,
@@ -141,7 +144,7 @@ def test_chain_activation_order_is_enforced(cm):
 
 
 def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
-    harness, manager = cm
+    _, manager = cm
     manager.node.set_parameters(
         [Parameter('bad.type', value='forward_command_controller/ForwardCommandController')]
     )
@@ -155,10 +158,10 @@ def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
 
 
 def test_hardware_error_deactivates_its_controllers(cm):
-    harness, manager = cm
+    _, manager = cm
     load(manager, 'counting', 'test/CountingController')
     assert manager.switch_controller(['counting'], [], 2)[0]
-    ok, state = manager.set_hardware_component_state('MinimalSystem', manager.rm.components['MinimalSystem'].state.__class__.INACTIVE)
+    ok, state = manager.set_hardware_component_state('MinimalSystem', LifecycleStateId.INACTIVE)
     assert ok and state.label == 'inactive'
     assert manager.state_of('counting').label == 'inactive'
     ok, msg = manager.switch_controller(['counting'], [], 2)

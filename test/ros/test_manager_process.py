@@ -29,8 +29,11 @@ def ros(manager):
 @pytest.fixture(scope='module')
 def spawned(manager):
     result = run_tool(
-        'spawner', 'joint_state_broadcaster', 'forward_position_controller',
-        '--controller-manager-timeout', '30',
+        'spawner',
+        'joint_state_broadcaster',
+        'forward_position_controller',
+        '--controller-manager-timeout',
+        '30',
     )
     assert result.returncode == 0, result.stdout + result.stderr + manager.output()
     return result
@@ -137,7 +140,7 @@ def test_hardware_services(ros, spawned):
     commands, states = cm.list_hardware_interfaces()
     assert {i.name for i in states} >= {'joint1/position', 'joint3/velocity'}
     assert all(i.is_available for i in commands)
-    ok, state = cm.set_hardware_component_state('no_such_component', 'inactive')
+    ok, _ = cm.set_hardware_component_state('no_such_component', 'inactive')
     assert not ok
 
 
