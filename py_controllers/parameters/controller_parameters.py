@@ -1,8 +1,9 @@
 """A controller's parameters: declared from its schema at init, validated at configure.
 
 Declaring never fails the load of a controller; an invalid or missing value is reported
-at configure (the upstream moment users look at), with a message naming the parameter
-and the rule, and configure fails.
+at configure (the moment upstream users look at), with a message naming the parameter
+and the rule, and configure fails. A later configure retries, so a value fixed with
+`ros2 param set` is picked up.
 """
 
 from __future__ import annotations
@@ -21,18 +22,28 @@ class ControllerParameters:
         self, node: Any, schema: Path | str, *, custom_validators: dict | None = None
     ) -> None:
         self.node = node
-        self.error = ''
+        self.schema = schema
+        self.custom_validators = custom_validators
         self.listener: ParamListener | None = None
+        self.error = ''
+        self._create()
+
+    def _create(self) -> None:
         try:
-            self.listener = ParamListener(node, schema, custom_validators=custom_validators)
+            self.listener = ParamListener(
+                self.node, self.schema, custom_validators=self.custom_validators
+            )
+            self.error = ''
         except ParameterError as exc:
             self.error = str(exc)
 
     def load(self) -> Any | None:
         """Validated parameters, or None after logging why they are invalid."""
+        if self.listener is None:
+            self._create()
         error = self.error
         params = None
-        if self.listener is not None and not error:
+        if self.listener is not None:
             try:
                 self.listener.refresh_dynamic_parameters()
                 self.listener.validate_all()
