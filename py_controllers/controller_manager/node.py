@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -111,8 +112,11 @@ class ControllerManagerNode:
             )
 
     def param(self, name: str) -> Any:
-        """Value of one of the manager's own parameters."""
-        return self.node.get_parameter(name).value
+        """Value of one of the manager's own parameters (None when declared without one)."""
+        try:
+            return self.node.get_parameter(name).value
+        except ParameterUninitializedException:
+            return None
 
     def on_description(self, msg: String) -> None:
         """Load the hardware from the URDF, set initial states, start services and loop."""
@@ -168,7 +172,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     try:
         while not stop.is_set() and rclpy.ok():
-            executor.spin_once(timeout_sec=0.1)
+            try:
+                executor.spin_once(timeout_sec=0.1)
+            except Exception as exc:  # a failing callback must not take the manager down
+                cm.node.get_logger().error(f'callback failed: {exc!r}')
     finally:
         cm.shutdown()
         executor.shutdown()

@@ -261,5 +261,8 @@ class ManagerServices:
         self._activity_pub.publish(msg)
 
     def _log(self, ok: bool, message: str) -> None:
-        logger = self.node.get_logger()
-        (logger.info if ok else logger.error)(message)
+        # rclpy ties a severity to each call site: one call per severity
+        if ok:
+            self.node.get_logger().info(message)
+        else:
+            self.node.get_logger().error(message)

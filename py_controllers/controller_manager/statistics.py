@@ -106,6 +106,9 @@ class LoopStatistics:
             'read': summarize(self.read.samples()).as_dict(),
             'write': summarize(self.write.samples()).as_dict(),
         }
+        if periods.size:
+            counts, edges = np.histogram(periods.astype(np.float64) * 1e-3, bins=40)
+            out['period_histogram'] = {'counts': counts.tolist(), 'edges_us': edges.tolist()}
         if controllers is not None:
             out['controllers'] = {
                 name: summarize(rec.samples()).as_dict() for name, rec in controllers.items()

@@ -1,0 +1,262 @@
+"""`make demo`: py_controllers on a simulated mobile manipulator, driven as a user would.
+
+Starts `ros2_control_node` with a 6-joint arm (joint trajectory controller on effort
+joints through its PID, simulated dynamics), a gripper on a forward controller, and a
+differential drive base (diff drive controller, odometry, TF); spawns the controllers
+with `spawner`; sends a FollowJointTrajectory goal; drives a square; commands the
+gripper; prints what happens, a summary table, and writes plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import JointTrajectoryControllerState
+from geometry_msgs.msg import TwistStamped
+from nav_msgs.msg import Odometry
+from rclpy.action import ActionClient
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from tf2_msgs.msg import TFMessage
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from py_controllers.ros_conversions import set_duration
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+
+ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
+CONTROLLERS = [
+    'joint_state_broadcaster',
+    'arm_controller',
+    'diff_drive_controller',
+    'gripper_controller',
+]
+
+
+class Demo:
+    """One run of the demo; every step records whether it succeeded."""
+
+    def __init__(self, ros: RosHarness, duration_scale: float) -> None:
+        self.ros = ros
+        self.scale = duration_scale
+        self.results: list[tuple[str, bool, str]] = []
+        self.joint_states = ros.subscribe(JointState, '/joint_states')
+        self.arm_state: list[tuple[float, list[str], list[float], list[float]]] = []
+        ros.node.create_subscription(
+            JointTrajectoryControllerState,
+            '/arm_controller/controller_state',
+            self._on_arm_state,
+            10,
+        )
+        self.odom = ros.subscribe(Odometry, '/diff_drive_controller/odom')
+        self.tf = ros.subscribe(TFMessage, '/tf', 100)
+
+    def _on_arm_state(self, msg: JointTrajectoryControllerState) -> None:
+        t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+        if len(msg.reference.positions) == len(msg.joint_names):
+            self.arm_state.append(
+                (
+                    t,
+                    list(msg.joint_names),
+                    list(msg.reference.positions),
+                    list(msg.feedback.positions),
+                )
+            )
+
+    def record(self, step: str, ok: bool, detail: str) -> bool:
+        print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
+        self.results.append((step, ok, detail))
+        return ok
+
+    def spin_for(self, seconds: float) -> None:
+        end = time.monotonic() + seconds
+        self.ros.spin_until(lambda: time.monotonic() >= end, timeout_s=seconds + 1.0)
+
+    # --- steps -----------------------------------------------------------------------
+    def spawn(self) -> bool:
+        print('\n== spawning controllers with `spawner`')
+        result = run_tool(
+            'spawner', *CONTROLLERS, '--controller-manager-timeout', '30', timeout_s=120
+        )
+        ok = result.returncode == 0
+        if not ok:
+            print(result.stdout + result.stderr)
+        self.record('spawner', ok, ', '.join(CONTROLLERS))
+        cm = self.ros.manager()
+        print(f'\n  {"controller":<26}{"type":<54}state')
+        for c in cm.list_controllers():
+            print(f'  {c.name:<26}{c.type:<54}{c.state}')
+        for comp in cm.list_hardware_components():
+            print(f'  hardware {comp.name} ({comp.plugin_name}): {comp.state.label}')
+        return ok
+
+    def trajectory(self) -> bool:
+        print('\n== FollowJointTrajectory goal to /arm_controller/follow_joint_trajectory')
+        client = ActionClient(
+            self.ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
+        )
+        if not self.ros.spin_until(client.server_is_ready, 20.0):
+            return self.record('trajectory', False, 'action server not available')
+        goal = FollowJointTrajectory.Goal()
+        goal.trajectory.joint_names = ARM_JOINTS
+        waypoints = [
+            (1.0, [0.5, -0.4, 0.6, 0.8, 0.3, -0.2]),
+            (2.0, [-0.3, 0.3, -0.5, -0.6, 0.6, 0.4]),
+            (3.0, [0.2, 0.1, 0.2, 0.4, -0.3, 0.0]),
+        ]
+        for t, positions in waypoints:
+            point = JointTrajectoryPoint(positions=positions, velocities=[0.0] * 6)
+            set_duration(point.time_from_start, t * self.scale)
+            goal.trajectory.points.append(point)
+        set_duration(goal.goal_time_tolerance, 2.0)
+        feedback: list = []
+        sent = client.send_goal_async(goal, feedback_callback=feedback.append)
+        if not self.ros.spin_until(sent.done, 10.0) or not sent.result().accepted:
+            return self.record('trajectory', False, 'goal rejected')
+        print('  goal accepted')
+        result_future = sent.result().get_result_async()
+        if not self.ros.spin_until(result_future.done, 3.0 * self.scale + 15.0):
+            return self.record('trajectory', False, 'no result in time')
+        result = result_future.result().result
+        self.spin_for(0.2)
+        final = dict(zip(self.joint_states[-1].name, self.joint_states[-1].position))
+        target = waypoints[-1][1]
+        errors = [final[j] - target[i] for i, j in enumerate(ARM_JOINTS)]
+        for j, e in zip(ARM_JOINTS, errors):
+            print(f'    {j}: final error {e * 1000:+.2f} mrad')
+        ok = result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+        return self.record(
+            'trajectory',
+            ok,
+            f'error_code {result.error_code} {result.error_string!r}, {len(feedback)} feedback '
+            f'messages, max final error {max(abs(e) for e in errors) * 1000:.2f} mrad',
+        )
+
+    def square(self, side_m: float = 0.5, speed: float = 0.25, turn_rate: float = 0.8) -> bool:
+        print('\n== driving a square with TwistStamped on /diff_drive_controller/cmd_vel')
+        pub = self.ros.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
+        self.corners: list[tuple[float, float, float]] = []
+        self.path: list[tuple[float, float]] = []
+
+        def drive(linear: float, angular: float, seconds: float) -> None:
+            msg = TwistStamped()
+            msg.twist.linear.x, msg.twist.angular.z = linear, angular
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                msg.header.stamp = self.ros.node.get_clock().now().to_msg()
+                pub.publish(msg)
+                self.ros.spin_until(lambda: False, timeout_s=0.02)
+                if self.odom:
+                    p = self.odom[-1].pose.pose.position
+                    self.path.append((p.x, p.y))
+
+        for corner in range(4):
+            drive(speed, 0.0, side_m / speed)
+            drive(0.0, 0.0, 0.3)
+            drive(0.0, turn_rate, (math.pi / 2) / turn_rate)
+            drive(0.0, 0.0, 0.3)
+            o = self.odom[-1].pose.pose
+            yaw = 2.0 * math.atan2(o.orientation.z, o.orientation.w)
+            self.corners.append((o.position.x, o.position.y, yaw))
+            print(
+                f'    corner {corner + 1}: x={o.position.x:+.3f} m  y={o.position.y:+.3f} m  '
+                f'yaw={math.degrees(yaw):+.1f} deg'
+            )
+        end = self.corners[-1]
+        closure = math.hypot(end[0], end[1])
+        tf_ok = any(
+            t.header.frame_id == 'odom' and t.child_frame_id == 'base_link'
+            for m in self.tf[-20:]
+            for t in m.transforms
+        )
+        ok = closure < 0.25 and tf_ok
+        return self.record(
+            'square', ok, f'back to {closure:.3f} m from the start; /tf odom->base_link: {tf_ok}'
+        )
+
+    def gripper(self, target: float = 0.03) -> bool:
+        print('\n== commanding the gripper through /gripper_controller/commands')
+        pub = self.ros.node.create_publisher(Float64MultiArray, '/gripper_controller/commands', 10)
+
+        def reached() -> bool:
+            pub.publish(Float64MultiArray(data=[target]))
+            if not self.joint_states:
+                return False
+            state = dict(zip(self.joint_states[-1].name, self.joint_states[-1].position))
+            return abs(state.get('gripper_joint', math.nan) - target) < 1e-6
+
+        ok = self.ros.spin_until(reached, 10.0)
+        return self.record('gripper', ok, f'gripper_joint at {target} m')
+
+    def statistics(self) -> dict:
+        stats = self.ros.manager().statistics()
+        p = stats['period']
+        print(
+            f'\n== loop: {stats["measured_rate_hz"]:.1f} Hz measured (target {stats["update_rate_hz"]}), '
+            f'period mean {p["mean_us"]:.0f} us, stddev {p["stddev_us"]:.0f} us, p99 '
+            f'{p["p99_us"]:.0f} us, max {p["max_us"]:.0f} us, overruns {stats["overruns"]}'
+        )
+        print(
+            f'   cycle cost mean {stats["execution"]["mean_us"]:.1f} us, p99 {stats["execution"]["p99_us"]:.1f} us'
+        )
+        for name, s in stats.get('controllers', {}).items():
+            print(f'   update {name:<26} mean {s["mean_us"]:7.1f} us  max {s["max_us"]:8.1f} us')
+        return stats
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the demo; exit status 0 only if every step succeeded."""
+    parser = argparse.ArgumentParser(prog='demo', description=__doc__.splitlines()[0])
+    parser.add_argument(
+        '--duration', type=float, default=1.0, help='time scale of the trajectory (1.0 = 3 s)'
+    )
+    parser.add_argument('--quick', action='store_true', help='short run: half the square, no plots')
+    parser.add_argument('--no-plots', action='store_true', help='do not write PNG plots')
+    parser.add_argument('--output', type=Path, default=Path('demo_output'), help='folder for plots')
+    args = parser.parse_args(argv)
+    print(__doc__.splitlines()[0])
+    with (
+        ManagerProcess([CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf') as proc,
+        RosHarness('demo_user') as ros,
+    ):
+        demo = Demo(ros, args.duration)
+        ok = demo.spawn() and demo.trajectory()
+        ok = demo.square(side_m=0.25 if args.quick else 0.5) and ok
+        ok = demo.gripper() and ok
+        stats = demo.statistics()
+        if not proc.alive:
+            demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+    print('\n== summary')
+    print(f'  {"step":<14}{"result":<8}detail')
+    for step, step_ok, detail in demo.results:
+        print(f'  {step:<14}{"ok" if step_ok else "FAILED":<8}{detail}')
+    ok = all(r[1] for r in demo.results)
+    if not (args.no_plots or args.quick):
+        from py_controllers.demo import plots
+
+        args.output.mkdir(parents=True, exist_ok=True)
+        written = []
+        if demo.arm_state:
+            written.append(plots.plot_joints(args.output / 'joints.png', demo.arm_state))
+        if getattr(demo, 'path', None):
+            square = [(0, 0), (0.5, 0), (0.5, 0.5), (0, 0.5), (0, 0)]
+            written.append(plots.plot_path(args.output / 'base_path.png', demo.path, square))
+        if 'period_histogram' in stats:
+            written.append(
+                plots.plot_periods(
+                    args.output / 'loop_periods.png',
+                    stats['period_histogram'],
+                    stats['update_rate_hz'],
+                )
+            )
+        print(f'\n  plots written to {args.output.resolve()}: {", ".join(p.name for p in written)}')
+    print(f'\n{"demo succeeded" if ok else "demo FAILED"}')
+    return 0 if ok else 1
+
+
+if __name__ == '__main__':
+    sys.exit(main())
