@@ -196,13 +196,13 @@ class Demo:
         stats = self.ros.manager().statistics()
         p = stats['period']
         print(
-            f'\n== loop: {stats["measured_rate_hz"]:.1f} Hz measured (target {stats["update_rate_hz"]}), '
+            f'\n== loop: {stats["measured_rate_hz"]:.1f} Hz measured '
+            f'(target {stats["update_rate_hz"]}), '
             f'period mean {p["mean_us"]:.0f} us, stddev {p["stddev_us"]:.0f} us, p99 '
             f'{p["p99_us"]:.0f} us, max {p["max_us"]:.0f} us, overruns {stats["overruns"]}'
         )
-        print(
-            f'   cycle cost mean {stats["execution"]["mean_us"]:.1f} us, p99 {stats["execution"]["p99_us"]:.1f} us'
-        )
+        cost = stats['execution']
+        print(f'   cycle cost mean {cost["mean_us"]:.1f} us, p99 {cost["p99_us"]:.1f} us')
         for name, s in stats.get('controllers', {}).items():
             print(f'   update {name:<26} mean {s["mean_us"]:7.1f} us  max {s["max_us"]:8.1f} us')
         return stats
