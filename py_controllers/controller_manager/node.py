@@ -31,6 +31,8 @@ from py_controllers.hardware_interface.types import LifecycleStateId
 
 S = LifecycleStateId
 
+SWITCH_INTERVAL_S = 0.0002
+
 DEFAULTS: dict[str, Any] = {
     'update_rate': 100,
     'robot_description': '',
@@ -160,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
     rclpy.init(
         args=argv if argv is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO
     )
+    # The loop thread must get the GIL back soon after it wakes: shorten the interpreter's
+    # switch interval from 5 ms (the other threads only run short callbacks).
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
