@@ -41,6 +41,8 @@ req="$root/scripts/requirements-ros.txt"
 h="$(hash_of "$req")"
 if ! fresh wheels "$h"; then
   say "installing ROS 2 kilted wheels (first run: about a minute)"
+  "$vpy" -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=24' \
+    || die "pip could not upgrade itself"
   "$vpy" -m pip install --quiet --disable-pip-version-check -r "$req" \
     || die "pip could not install the ROS 2 wheels listed in $req"
   stamp wheels "$h"
