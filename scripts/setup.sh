@@ -43,8 +43,9 @@ if ! fresh wheels "$h"; then
   say "installing ROS 2 kilted wheels (first run: about a minute)"
   "$vpy" -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=24' \
     || die "pip could not upgrade itself"
-  "$vpy" -m pip install --quiet --disable-pip-version-check -r "$req" \
-    || die "pip could not install the ROS 2 wheels listed in $req"
+  mkdir -p "$build"
+  "$vpy" -m pip install --disable-pip-version-check -r "$req" >"$build/pip-wheels.log" 2>&1 \
+    || { tail -n 30 "$build/pip-wheels.log" >&2; die "pip could not install the ROS 2 wheels listed in $req"; }
   stamp wheels "$h"
 fi
 
