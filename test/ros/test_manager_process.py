@@ -150,3 +150,39 @@ def test_statistics_are_available(ros, spawned):
     assert stats['cycles'] > 0
     assert stats['period']['count'] > 0
     assert 'forward_position_controller' in stats['controllers']
+
+
+def test_spawner_param_file_inactive_and_unspawner(ros, spawned, tmp_path):
+    params = tmp_path / 'extra.yaml'
+    params.write_text(
+        'velocity_group:\n'
+        '  ros__parameters:\n'
+        '    type: velocity_controllers/JointGroupVelocityController\n'
+        '    joints: [joint1, joint2, joint3]\n'
+    )
+    result = run_tool('spawner', 'velocity_group', '-p', str(params), '--inactive')
+    assert result.returncode == 0, result.stderr
+    cm = ros.manager()
+    by_name = {c.name: c for c in cm.list_controllers()}
+    assert by_name['velocity_group'].state == 'inactive'
+    assert by_name['velocity_group'].type == 'velocity_controllers/JointGroupVelocityController'
+    assert list(by_name['velocity_group'].required_command_interfaces) == [
+        'joint1/velocity',
+        'joint2/velocity',
+        'joint3/velocity',
+    ]
+    # spawning again activates the already loaded controller
+    assert run_tool('spawner', 'velocity_group').returncode == 0
+    assert {c.name: c.state for c in cm.list_controllers()}['velocity_group'] == 'active'
+    assert run_tool('unspawner', 'velocity_group').returncode == 0
+    assert 'velocity_group' not in [c.name for c in cm.list_controllers()]
+
+
+def test_spawner_fails_cleanly(ros, spawned):
+    result = run_tool('spawner', 'no_type_controller')
+    assert result.returncode == 1
+    result = run_tool(
+        'spawner', 'x', '-c', '/nobody', '--controller-manager-timeout', '0.5', timeout_s=30
+    )
+    assert result.returncode == 1
+    assert 'not available' in result.stderr
