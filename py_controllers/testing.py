@@ -20,12 +20,22 @@ from typing import Any
 import rclpy
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from py_controllers.controller_manager.client import ControllerManagerClient
 
 BIN = Path(sys.executable).parent
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 CONFIG = PACKAGE_ROOT / 'config'
+
+
+def latched_qos() -> QoSProfile:
+    """Reliable, transient-local, depth 1: what robot_state_publisher and ~/activity use."""
+    return QoSProfile(
+        depth=1,
+        reliability=ReliabilityPolicy.RELIABLE,
+        durability=DurabilityPolicy.TRANSIENT_LOCAL,
+    )
 
 
 class RosHarness:

@@ -166,3 +166,47 @@ def test_hardware_error_deactivates_its_controllers(cm):
     assert manager.state_of('counting').label == 'inactive'
     ok, msg = manager.switch_controller(['counting'], [], 2)
     assert not ok and 'not available' in msg
+
+
+def test_description_topic_initial_state_and_controller_rate():
+    from std_msgs.msg import String
+
+    from py_controllers.testing import latched_qos
+
+    harness = RosHarness('description_topic')
+    node = ControllerManagerNode(
+        harness.executor,
+        context=harness.context,
+        parameter_overrides=[
+            Parameter('update_rate', value=200),
+            Parameter('hardware_components_initial_state.inactive', value=['MinimalSystem']),
+        ],
+    )
+    try:
+        manager = node.manager
+        pub = harness.node.create_publisher(
+            String, '/controller_manager/robot_description', latched_qos()
+        )
+        pub.publish(String(data=(CONFIG / 'minimal_robot.urdf').read_text()))
+        assert harness.spin_until(lambda: node.services is not None)
+        assert manager.rm.components['MinimalSystem'].state == LifecycleStateId.INACTIVE
+        ok, _ = manager.set_hardware_component_state('MinimalSystem', LifecycleStateId.ACTIVE)
+        assert ok
+        manager.node.set_parameters([Parameter('slow.type', value='test/CountingController')])
+        ok, _ = manager.load_controller('slow')
+        assert ok
+        counting = manager.controllers['slow'].controller
+        counting.get_node().set_parameters([Parameter('update_rate', value=50)])
+        assert manager.configure_controller('slow')[0]
+        assert counting.update_rate == 50
+        assert manager.switch_controller(['slow'], [], 2)[0]
+        with manager.cycle_lock:  # read both counters between two cycles
+            start, updates0 = node.loop.stats.cycles, counting.updates
+        assert harness.spin_until(lambda: node.loop.stats.cycles >= start + 200)
+        with manager.cycle_lock:
+            cycles, updates = node.loop.stats.cycles - start, counting.updates - updates0
+        # 50 Hz of a 200 Hz loop: one update every fourth cycle
+        assert abs(updates - cycles / 4) <= 1
+    finally:
+        node.shutdown()
+        harness.close()
