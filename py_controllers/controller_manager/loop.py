@@ -17,6 +17,7 @@ from rclpy.duration import Duration
 from rclpy.time import Time
 
 from py_controllers.controller_manager.statistics import LoopStatistics
+from py_controllers.realtime_tools import realtime_publisher
 
 _monotonic_ns = _time.monotonic_ns
 
@@ -70,6 +71,14 @@ class ControlLoop:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
+        realtime_publisher.defer_in_thread(threading.get_ident())
+        try:
+            self._cycle_forever()
+        finally:
+            realtime_publisher.defer_in_thread(None)
+            realtime_publisher.flush_deferred()
+
+    def _cycle_forever(self) -> None:
         period = self.period_ns
         stats = self.stats
         rm = self.manager.rm
@@ -99,6 +108,7 @@ class ControlLoop:
                 for name in deactivated:
                     manager.handle_hardware_self_deactivate(name)
                 end = _monotonic_ns()
+            realtime_publisher.flush_deferred()
             stats.period.record(start - last)
             stats.lateness.record(wake - deadline)
             stats.read.record(t_read - start)

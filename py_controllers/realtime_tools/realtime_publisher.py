@@ -4,6 +4,11 @@ The loop takes the message with `trylock()`, fills it in place and calls
 `unlock_and_publish()`. One shared worker thread does the rclpy publish and then
 unlocks; if the previous message is still on its way, `trylock()` fails and the loop
 skips that sample, exactly like realtime_tools' try-lock publisher.
+
+Publishing holds the GIL, so a worker woken in the middle of a cycle would steal time
+from it. The control loop therefore registers its thread with `defer_in_thread()`:
+messages handed over from that thread wait until it calls `flush_deferred()` at the
+end of the cycle, and are published while the loop sleeps.
 """
 
 from __future__ import annotations
@@ -36,6 +41,23 @@ class _PublishWorker:
 
 _worker: _PublishWorker | None = None
 _worker_lock = threading.Lock()
+_deferring_thread: int | None = None
+_deferred: list[RealtimePublisher] = []
+
+
+def defer_in_thread(thread_id: int | None) -> None:
+    """Hold messages handed over from `thread_id` until flush_deferred() (None: never)."""
+    global _deferring_thread
+    _deferring_thread = thread_id
+
+
+def flush_deferred() -> None:
+    """Submit the messages held for the deferring thread (call from that thread)."""
+    if _deferred:
+        worker = _get_worker()
+        for pub in _deferred:
+            worker.submit(pub)
+        _deferred.clear()
 
 
 def _get_worker() -> _PublishWorker:
@@ -67,7 +89,10 @@ class RealtimePublisher(Generic[MsgT]):
 
     def unlock_and_publish(self) -> None:
         """Hand the filled message to the publishing thread; it unlocks when sent."""
-        self._worker.submit(self)
+        if _deferring_thread is not None and threading.get_ident() == _deferring_thread:
+            _deferred.append(self)
+        else:
+            self._worker.submit(self)
 
     def unlock(self) -> None:
         """Give the message back without publishing."""

@@ -81,3 +81,21 @@ def test_publisher_error_releases_the_message():
     assert rt.errors == 1
     assert rt.trylock()
     rt.unlock()
+
+
+def test_publisher_defers_messages_from_the_loop_thread_until_flushed():
+    from py_controllers.realtime_tools import realtime_publisher
+
+    inner = _GatedPublisher()
+    inner.gate.set()
+    rt = RealtimePublisher(inner, {'value': 3})
+    realtime_publisher.defer_in_thread(threading.get_ident())
+    try:
+        assert rt.try_publish()
+        assert not rt.wait_idle(0.05)  # held: not sent yet, still locked
+        assert inner.sent == []
+        realtime_publisher.flush_deferred()
+        assert rt.wait_idle(5.0)
+        assert inner.sent == [{'value': 3}]
+    finally:
+        realtime_publisher.defer_in_thread(None)
