@@ -29,6 +29,7 @@ CONTROLLERS = [
         'joint_state_broadcaster/JointStateBroadcaster',
         'joint_state_broadcaster.controller:JointStateBroadcaster',
     ),
+    ('diff_drive_controller/DiffDriveController', 'diff_drive.controller:DiffDriveController'),
 ]
 
 setup(

@@ -1,0 +1,346 @@
+"""`diff_drive_controller/DiffDriveController`: body twist to wheel velocities, odometry, TF.
+
+Input `~/cmd_vel` (geometry_msgs/TwistStamped, a zero stamp means "now"), outputs
+`~/odom` (nav_msgs/Odometry), `/tf` (odom -> base_link) and optionally `~/cmd_vel_out`.
+Chainable: a controller upstream may write `<name>/linear/velocity` and
+`<name>/angular/velocity` instead of the topic. The math is in odometry.py and
+speed_limiter.py; this module is the ROS glue.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from control_msgs.srv import SetOdometry
+from geometry_msgs.msg import TransformStamped, TwistStamped
+from nav_msgs.msg import Odometry as OdometryMsg
+from rclpy.time import Time
+from tf2_msgs.msg import TFMessage
+
+from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.controllers.diff_drive.odometry import Odometry
+from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
+from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import LifecycleStateId
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
+from py_controllers.ros_conversions import set_stamp
+from py_controllers.tf_publisher import create_tf_publisher
+
+_LIMIT_FIELDS = (
+    'max_velocity',
+    'min_velocity',
+    'max_acceleration',
+    'max_deceleration',
+    'max_acceleration_reverse',
+    'max_deceleration_reverse',
+    'max_jerk',
+    'min_jerk',
+)
+
+
+def _limiter(group: Any) -> SpeedLimiter:
+    return SpeedLimiter(**{f: float(getattr(group, f)) for f in _LIMIT_FIELDS})
+
+
+def frame_prefix(params: Any, namespace: str) -> str:
+    """The TF prefix: tf_frame_prefix, or the node namespace when it is empty."""
+    if not params.tf_frame_prefix_enable:
+        return ''
+    prefix = params.tf_frame_prefix or namespace
+    prefix = prefix.replace('~', namespace).strip('/')
+    return f'{prefix}/' if prefix else ''
+
+
+def _set_yaw(q: Any, yaw: float) -> None:
+    q.x, q.y, q.z, q.w = 0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0)
+
+
+class DiffDriveController(ChainableControllerInterface):
+    """Differential drive: any number of wheels per side."""
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(
+            self.get_node(), Path(__file__).parent / 'diff_drive_controller_parameters.yaml'
+        )
+        # (linear, angular, stamp_ns) or None; written by the subscriber
+        self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
+        self._pose_request: RealtimeBox[tuple[float, float, float] | None] = RealtimeBox(None)
+        self._ros: list[Any] = []
+        self._warned_zero_stamp = False
+        return CallbackReturn.SUCCESS
+
+    # --- configuration ----------------------------------------------------------------
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        params = self.parameters.load()
+        if params is None:
+            return CallbackReturn.ERROR
+        log = self.get_node().get_logger()
+        problems = []
+        if not params.left_wheel_names or not params.right_wheel_names:
+            problems.append("'left_wheel_names' and 'right_wheel_names' must not be empty")
+        elif len(params.left_wheel_names) != len(params.right_wheel_names):
+            problems.append(
+                "'left_wheel_names' and 'right_wheel_names' must have the same size"
+                f' ({len(params.left_wheel_names)} vs {len(params.right_wheel_names)})'
+            )
+        if params.wheel_separation <= 0.0:
+            problems.append(f"'wheel_separation' must be > 0, got {params.wheel_separation}")
+        if params.wheel_radius <= 0.0:
+            problems.append(f"'wheel_radius' must be > 0, got {params.wheel_radius}")
+        if problems:
+            for problem in problems:
+                log.error(problem)
+            return CallbackReturn.ERROR
+        try:
+            self._linear_limiter = _limiter(params.linear.x)
+            self._angular_limiter = _limiter(params.angular.z)
+        except ValueError as exc:
+            log.error(f'invalid speed limits: {exc}')
+            return CallbackReturn.ERROR
+        self.params = params
+        self._make_odometry(params)
+        self._create_ros_interfaces(params)
+        return CallbackReturn.SUCCESS
+
+    def _make_odometry(self, p: Any) -> None:
+        self.wheel_separation = p.wheel_separation_multiplier * p.wheel_separation
+        self.left_radius = p.left_wheel_radius_multiplier * p.wheel_radius
+        self.right_radius = p.right_wheel_radius_multiplier * p.wheel_radius
+        self.odometry = Odometry(
+            wheel_separation=self.wheel_separation,
+            left_wheel_radius=self.left_radius,
+            right_wheel_radius=self.right_radius,
+            velocity_rolling_window_size=p.velocity_rolling_window_size,
+        )
+
+    def _create_ros_interfaces(self, p: Any) -> None:
+        node = self.get_node()
+        self._destroy_ros_interfaces()
+        prefix = frame_prefix(p, node.get_namespace())
+        odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
+        sub = node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
+        srv = node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
+        odom_pub = node.create_publisher(OdometryMsg, '~/odom', 10)
+        self._ros += [
+            (node.destroy_subscription, sub),
+            (node.destroy_service, srv),
+            (node.destroy_publisher, odom_pub),
+        ]
+        msg = OdometryMsg()
+        msg.header.frame_id = odom_frame
+        msg.child_frame_id = base_frame
+        for i, value in enumerate(p.pose_covariance_diagonal):
+            msg.pose.covariance[7 * i] = float(value)
+        for i, value in enumerate(p.twist_covariance_diagonal):
+            msg.twist.covariance[7 * i] = float(value)
+        self._odom_rt = RealtimePublisher(odom_pub, msg)
+        self._tf_rt = None
+        if p.enable_odom_tf:
+            tf = TFMessage(transforms=[TransformStamped()])
+            tf.transforms[0].header.frame_id = odom_frame
+            tf.transforms[0].child_frame_id = base_frame
+            self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf)
+        self._cmd_out_rt = None
+        if p.publish_limited_velocity:
+            out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
+            self._ros.append((node.destroy_publisher, out_pub))
+            self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
+        self._publish_period_ns = int(1e9 / p.publish_rate) if p.publish_rate > 0 else 0
+
+    def _destroy_ros_interfaces(self) -> None:
+        for destroy, entity in self._ros:
+            destroy(entity)
+        self._ros = []
+
+    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
+        self._destroy_ros_interfaces()
+        return CallbackReturn.SUCCESS
+
+    def command_interface_configuration(self) -> InterfaceConfiguration:
+        p = self.params
+        return InterfaceConfiguration.individual(
+            [f'{w}/velocity' for w in (*p.left_wheel_names, *p.right_wheel_names)]
+        )
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        p = self.params
+        if p.open_loop:
+            return InterfaceConfiguration.none()
+        kind = 'position' if p.position_feedback else 'velocity'
+        return InterfaceConfiguration.individual(
+            [f'{w}/{kind}' for w in (*p.left_wheel_names, *p.right_wheel_names)]
+        )
+
+    def on_export_reference_interfaces(self) -> list[CommandInterface]:
+        return [
+            CommandInterface(f'{self.name}/linear', 'velocity'),
+            CommandInterface(f'{self.name}/angular', 'velocity'),
+        ]
+
+    # --- ROS callbacks (executor thread) --------------------------------------------
+    def _on_cmd_vel(self, msg: TwistStamped) -> None:
+        node = self.get_node()
+        log = node.get_logger()
+        now_ns = node.get_clock().now().nanoseconds
+        stamp_ns = Time.from_msg(msg.header.stamp).nanoseconds
+        if stamp_ns == 0:
+            if not self._warned_zero_stamp:
+                log.warning('cmd_vel with a zero stamp: using the time of arrival')
+                self._warned_zero_stamp = True
+            stamp_ns = now_ns
+        linear, angular = msg.twist.linear.x, msg.twist.angular.z
+        if not (math.isfinite(linear) and math.isfinite(angular)):
+            log.error(
+                f'cmd_vel rejected: non-finite velocity ({linear}, {angular})',
+                throttle_duration_sec=1.0,
+            )
+            return
+        timeout_ns = int(self.params.cmd_vel_timeout * 1e9)
+        if timeout_ns > 0 and now_ns - stamp_ns >= timeout_ns:
+            log.warning(
+                f'cmd_vel ignored: {(now_ns - stamp_ns) * 1e-9:.3f} s old, older than '
+                f'cmd_vel_timeout {self.params.cmd_vel_timeout:g} s',
+                throttle_duration_sec=1.0,
+            )
+            return
+        self._cmd.set((linear, angular, stamp_ns))
+
+    def _on_set_odometry(self, request: Any, response: Any) -> Any:
+        if self.lifecycle_state() != LifecycleStateId.ACTIVE:
+            response.success = False
+            response.message = 'set_odometry refused: the controller is not active'
+            return response
+        values = (request.x, request.y, request.yaw)
+        if not all(math.isfinite(v) for v in values):
+            response.success = False
+            response.message = f'set_odometry refused: non-finite pose {values}'
+            return response
+        self._pose_request.set(values)
+        response.success = True
+        response.message = f'odometry set to x={request.x:g} y={request.y:g} yaw={request.yaw:g}'
+        return response
+
+    # --- lifecycle -------------------------------------------------------------------
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        n = len(self.params.left_wheel_names)
+        self._left_cmd = self.command_interfaces[:n]
+        self._right_cmd = self.command_interfaces[n:]
+        self._left_fb = self.state_interfaces[:n]
+        self._right_fb = self.state_interfaces[n:]
+        self._cmd.set(None)
+        for ref in self.reference_interfaces:
+            ref.value = math.nan
+        self._history = [[0.0, 0.0], [0.0, 0.0]]  # last two limited (linear, angular)
+        self._last_publish_ns = None
+        self.odometry.reset_accumulators()
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
+        for handle in self.command_interfaces:
+            handle.value = 0.0
+        for ref in self.reference_interfaces:
+            ref.value = math.nan
+        self._cmd.set(None)
+        return CallbackReturn.SUCCESS
+
+    def on_error(self, previous_state: Any) -> CallbackReturn:
+        self.odometry.set_pose(0.0, 0.0, 0.0)
+        return CallbackReturn.SUCCESS
+
+    # --- the loop --------------------------------------------------------------------
+    def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
+        cmd = self._cmd.get()
+        if cmd is None:
+            return ReturnType.OK
+        linear, angular, stamp_ns = cmd
+        timeout = self.params.cmd_vel_timeout
+        if timeout > 0.0 and (time.nanoseconds - stamp_ns) * 1e-9 > timeout:
+            linear = angular = 0.0
+        self.reference_interfaces[0].value = linear
+        self.reference_interfaces[1].value = angular
+        return ReturnType.OK
+
+    def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
+        linear = self.reference_interfaces[0].value
+        angular = self.reference_interfaces[1].value
+        if linear != linear or angular != angular:  # NaN: no command since activation
+            return ReturnType.OK
+        dt = period.nanoseconds * 1e-9
+        history = self._history
+        linear = self._linear_limiter.limit(linear, history[0][0], history[1][0], dt)
+        angular = self._angular_limiter.limit(angular, history[0][1], history[1][1], dt)
+        history[1][0], history[1][1] = history[0]
+        history[0][0], history[0][1] = linear, angular
+
+        pose = self._pose_request.get()
+        if pose is not None:
+            self._pose_request.set(None)
+            self.odometry.set_pose(*pose)
+        if not self._update_odometry(linear, angular, dt):
+            return ReturnType.ERROR
+        now_ns = time.nanoseconds
+        if (
+            self._last_publish_ns is None
+            or not self._publish_period_ns
+            or now_ns - self._last_publish_ns >= self._publish_period_ns
+        ):
+            self._last_publish_ns = now_ns
+            self._publish_odometry(now_ns)
+        if self._cmd_out_rt is not None and self._cmd_out_rt.trylock():
+            out = self._cmd_out_rt.msg
+            set_stamp(out.header.stamp, now_ns)
+            out.twist.linear.x, out.twist.angular.z = linear, angular
+            self._cmd_out_rt.unlock_and_publish()
+
+        half = angular * self.wheel_separation / 2.0
+        left = (linear - half) / self.left_radius
+        right = (linear + half) / self.right_radius
+        for handle in self._left_cmd:
+            handle.value = left
+        for handle in self._right_cmd:
+            handle.value = right
+        return ReturnType.OK
+
+    def _update_odometry(self, linear: float, angular: float, dt: float) -> bool:
+        """False when feedback is NaN (the manager then deactivates the controller)."""
+        if self.params.open_loop:
+            self.odometry.update_open_loop(linear, angular, dt)
+            return True
+        left = sum(h.value for h in self._left_fb) / len(self._left_fb)
+        right = sum(h.value for h in self._right_fb) / len(self._right_fb)
+        if left != left or right != right:
+            return False
+        if self.params.position_feedback:
+            self.odometry.update_from_position(left, right, dt)
+        else:
+            self.odometry.update_from_velocity(left, right, dt)
+        return True
+
+    def _publish_odometry(self, now_ns: int) -> None:
+        odom = self.odometry
+        rt = self._odom_rt
+        if rt.trylock():
+            msg = rt.msg
+            set_stamp(msg.header.stamp, now_ns)
+            msg.pose.pose.position.x = odom.x
+            msg.pose.pose.position.y = odom.y
+            _set_yaw(msg.pose.pose.orientation, odom.heading)
+            msg.twist.twist.linear.x = odom.linear
+            msg.twist.twist.angular.z = odom.angular
+            rt.unlock_and_publish()
+        tf_rt = self._tf_rt
+        if tf_rt is not None and tf_rt.trylock():
+            transform = tf_rt.msg.transforms[0]
+            set_stamp(transform.header.stamp, now_ns)
+            transform.transform.translation.x = odom.x
+            transform.transform.translation.y = odom.y
+            _set_yaw(transform.transform.rotation, odom.heading)
+            tf_rt.unlock_and_publish()
