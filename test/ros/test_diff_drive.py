@@ -70,7 +70,7 @@ def drive(harness, pub, linear, angular, until):
 
 
 def test_drives_straight_limits_publishes_tf_and_stops(base):
-    harness, manager = base
+    harness, _ = base
     odom = harness.subscribe(Odometry, '/diff_drive_controller/odom')
     out = harness.subscribe(TwistStamped, '/diff_drive_controller/cmd_vel_out')
     tf = harness.subscribe(TFMessage, '/tf', 100)
