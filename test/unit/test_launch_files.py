@@ -1,0 +1,74 @@
+"""Launch files cannot run here (no `ros2 launch`), so check them statically: every file
+parses, defines generate_launch_description, and every package, executable and config
+path it names exists in this package (or is a known ROS package)."""
+
+import ast
+import re
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCH_FILES = sorted((ROOT / 'launch').glob('*.launch.py'))
+ROS_PACKAGES = {'robot_state_publisher': {'robot_state_publisher'}, 'rviz2': {'rviz2'}}
+
+
+def our_executables() -> set[str]:
+    return {ep.name for ep in entry_points(group='console_scripts') if ep.value.startswith('py_')}
+
+
+def test_there_are_launch_files():
+    names = {p.name for p in LAUNCH_FILES}
+    assert {'minimal.launch.py', 'diffbot.launch.py'} <= names
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_launch_file_names_only_what_exists(path):
+    source = path.read_text()
+    tree = ast.parse(source, filename=str(path))
+    functions = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+    assert 'generate_launch_description' in functions
+    nodes = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'Node'
+    ]
+    assert nodes, 'no launch_ros Node in the file'
+    executables = our_executables()
+    for node in nodes:
+        kws = {kw.arg: kw.value for kw in node.keywords}
+        package = kws['package']
+        executable = ast.literal_eval(kws['executable'])
+        if isinstance(package, ast.Name) and package.id == 'PACKAGE':
+            assert executable in executables, executable
+        else:
+            pkg = ast.literal_eval(package)
+            assert executable in ROS_PACKAGES[pkg], (pkg, executable)
+    # every share path the file builds must exist in the checkout (installed to share/)
+    for rel in re.findall(r'\{share\}/(config/[\w./-]+|launch/[\w./-]+)', source):
+        assert (ROOT / rel).is_file(), rel
+
+
+def declared_controllers() -> set[str]:
+    """Controllers with a `type` under controller_manager in any config YAML."""
+    import yaml
+
+    names = set()
+    for path in (ROOT / 'config').glob('*controllers*.yaml'):
+        cm = (yaml.safe_load(path.read_text()) or {}).get('controller_manager', {})
+        for name, value in cm.get('ros__parameters', {}).items():
+            if isinstance(value, dict) and 'type' in value:
+                names.add(name)
+    return names
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_spawned_controllers_are_declared(path):
+    tree = ast.parse(path.read_text())
+    known = declared_controllers()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'Node'):
+            continue
+        kws = {kw.arg: kw.value for kw in node.keywords}
+        if ast.literal_eval(kws['executable']) == 'spawner':
+            for name in ast.literal_eval(kws['arguments']):
+                assert name in known, name
