@@ -44,7 +44,10 @@ def test_launch_file_names_only_what_exists(path):
             pkg = ast.literal_eval(package)
             assert executable in ROS_PACKAGES[pkg], (pkg, executable)
     # every share path the file builds must exist in the checkout (installed to share/)
-    for rel in re.findall(r'\{share\}/(config/[\w./-]+|launch/[\w./-]+)', source):
+    named = re.findall(r'\{share\}/((?:config|launch)/[\w./-]+)', source)
+    named += [f'{d}/{f}' for d, f in re.findall(r"'(config|launch)', '([\w./-]+)'", source)]
+    assert named, 'no config file named'
+    for rel in named:
         assert (ROOT / rel).is_file(), rel
 
 
