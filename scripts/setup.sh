@@ -100,13 +100,16 @@ for pkg_dir in "$root"/interfaces/*/; do
 done
 
 # --- the project itself ---------------------------------------------------------
-h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" \
-  <(cd "$root" && find launch config examples -type f 2>/dev/null | LC_ALL=C sort | xargs -r sha256sum))"
+h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" "$root/pyproject.toml" \
+  "$root/examples/custom_controller/pyproject.toml")"
 if ! fresh project "$h"; then
   say "installing py_controllers (editable) with its test tools"
   mkdir -p "$build"
   "$vpy" -m pip install --disable-pip-version-check --no-build-isolation -e "$root[test]" \
     >"$build/pip-project.log" 2>&1 || { tail -n 30 "$build/pip-project.log" >&2; die "pip install -e . failed"; }
+  "$vpy" -m pip install --disable-pip-version-check --no-build-isolation \
+    -e "$root/examples/custom_controller" >>"$build/pip-project.log" 2>&1 \
+    || { tail -n 30 "$build/pip-project.log" >&2; die "installing examples/custom_controller failed"; }
   stamp project "$h"
 fi
 # An editable install carries no data_files: link the share folder and the ament index
