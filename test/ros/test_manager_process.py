@@ -186,3 +186,17 @@ def test_spawner_fails_cleanly(ros, spawned):
     )
     assert result.returncode == 1
     assert 'not available' in result.stderr
+
+
+def test_cli_lists_controllers_hardware_and_stats(spawned):
+    listing = run_tool('py-controllers', 'list')
+    assert listing.returncode == 0, listing.stderr
+    assert 'forward_position_controller' in listing.stdout
+    assert 'claimed: joint1/position' in listing.stdout
+    hardware = run_tool('py-controllers', 'hardware')
+    assert 'MinimalSystem (system, mock_components/GenericSystem): active' in hardware.stdout
+    stats = run_tool('py-controllers', 'stats')
+    assert stats.returncode == 0 and 'Hz measured of 100 Hz' in stats.stdout
+    missing = run_tool('py-controllers', '-c', '/nobody', '--timeout', '0.5', 'list')
+    assert missing.returncode == 2
+    assert 'is ros2_control_node running' in missing.stderr
