@@ -18,6 +18,7 @@ def manager():
     with ManagerProcess([CONTROLLERS], URDF) as proc:
         yield proc
         assert proc.alive, proc.output()
+        assert proc.stop() == 0, proc.output()  # SIGINT: deactivates everything, exits 0
 
 
 @pytest.fixture(scope='module')
