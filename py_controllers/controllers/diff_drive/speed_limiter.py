@@ -1,4 +1,4 @@
-"""SpeedLimiter: the diff drive's per-axis limits, by their parameter names, on RateLimiter."""
+"""SpeedLimiter: a RateLimiter built from the diff drive's `linear.x.*` / `angular.z.*` names."""
 
 from __future__ import annotations
 
@@ -8,9 +8,26 @@ from py_controllers.control_toolbox.rate_limiter import RateLimiter
 
 _NAN = math.nan
 
+# diff drive parameter name -> RateLimiter argument (as upstream's DiffDriveController wires it)
+_RATE_LIMITER_ARG = {
+    'min_velocity': 'min_value',
+    'max_velocity': 'max_value',
+    'max_acceleration_reverse': 'min_first_derivative_neg',
+    'max_acceleration': 'max_first_derivative_pos',
+    'max_deceleration': 'min_first_derivative_pos',
+    'max_deceleration_reverse': 'max_first_derivative_neg',
+    'min_jerk': 'min_second_derivative',
+    'max_jerk': 'max_second_derivative',
+}
+
 
 class SpeedLimiter(RateLimiter):
-    """`linear.x.*` / `angular.z.*` limits; NaN means unlimited."""
+    """One axis' velocity, acceleration and jerk limits; NaN means unlimited.
+
+    Signs as in the parameter file: max_deceleration and max_acceleration_reverse are <= 0,
+    max_deceleration_reverse >= 0. Raises ValueError naming the diff drive parameters at
+    fault when a lower bound exceeds its upper bound.
+    """
 
     def __init__(
         self,
@@ -23,13 +40,11 @@ class SpeedLimiter(RateLimiter):
         max_jerk: float = _NAN,
         min_jerk: float = _NAN,
     ) -> None:
-        super().__init__(
-            min_value=min_velocity,
-            max_value=max_velocity,
-            min_first_derivative_neg=max_acceleration_reverse,
-            max_first_derivative_pos=max_acceleration,
-            min_first_derivative_pos=max_deceleration,
-            max_first_derivative_neg=max_deceleration_reverse,
-            min_second_derivative=min_jerk,
-            max_second_derivative=max_jerk,
-        )
+        given = locals()
+        try:
+            super().__init__(**{arg: given[name] for name, arg in _RATE_LIMITER_ARG.items()})
+        except ValueError as exc:
+            message = str(exc)
+            for name, arg in _RATE_LIMITER_ARG.items():
+                message = message.replace(arg, name)
+            raise ValueError(message) from None
