@@ -1,0 +1,1 @@
+"""pid_controller/PidController: chainable PID per degree of freedom."""
