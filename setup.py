@@ -30,6 +30,23 @@ CONTROLLERS = [
         'joint_state_broadcaster.controller:JointStateBroadcaster',
     ),
     ('diff_drive_controller/DiffDriveController', 'diff_drive.controller:DiffDriveController'),
+    (
+        'joint_trajectory_controller/JointTrajectoryController',
+        'joint_trajectory.controller:JointTrajectoryController',
+    ),
+    (
+        'velocity_controllers/JointPositionController',
+        'joint_pid.controller:VelocityJointPositionController',
+    ),
+    (
+        'effort_controllers/JointPositionController',
+        'joint_pid.controller:EffortJointPositionController',
+    ),
+    (
+        'effort_controllers/JointVelocityController',
+        'joint_pid.controller:EffortJointVelocityController',
+    ),
+    ('pid_controller/PidController', 'pid_controller.controller:PidController'),
 ]
 
 setup(
@@ -63,6 +80,9 @@ setup(
         'py_controllers.hardware': [
             'mock_components/GenericSystem = '
             'py_controllers.hardware.mock_generic_system:GenericSystem',
+            'py_controllers/SimulatedSystem = '
+            'py_controllers.hardware.simulated_system:SimulatedSystem',
+            'py_controllers/DiffBotSystem = py_controllers.hardware.diffbot_system:DiffBotSystem',
         ],
     },
 )
