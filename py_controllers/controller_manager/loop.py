@@ -55,6 +55,7 @@ class ControlLoop:
     def start(self) -> None:
         """Start the loop thread (idempotent)."""
         if self._thread is None:
+            self._stop.clear()
             self._thread = threading.Thread(target=self._run, name='control_loop', daemon=True)
             self._thread.start()
 
