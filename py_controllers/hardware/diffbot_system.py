@@ -35,7 +35,12 @@ from typing import Any
 import numpy as np
 
 from py_controllers.hardware.diffbot_dynamics import WheelDynamics, WheelParams
-from py_controllers.hardware.simulated_system import float_param, initial_state, joint_bounds
+from py_controllers.hardware.simulated_system import (
+    float_param,
+    initial_state,
+    joint_bounds,
+    take_commands,
+)
 from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import (
@@ -187,15 +192,8 @@ class DiffBotSystem(SystemInterface):
     # --- the loop -----------------------------------------------------------------
     def read(self, time: Any, period: Any) -> ReturnType:
         """Take the wheel commands, integrate over `period`, report encoder readings."""
-        command = self.dynamics.command
-        for i, handle in self._feeds:
-            value = handle.value
-            if value != value:  # NaN: keep the last command
-                continue
-            if value == _INF or value == -_INF:
-                self._log().error(f"'{handle.name}' is infinite; refusing to simulate it")
-                return ReturnType.ERROR
-            command[i] = value
+        if not take_commands(self._feeds, self.dynamics.command, self._log):
+            return ReturnType.ERROR
         if self.dynamics.advance_ns(period.nanoseconds):
             self._publish()
         return ReturnType.OK

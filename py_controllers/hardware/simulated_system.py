@@ -151,6 +151,20 @@ def initial_state(joint: Any, name: str, fallback_command: bool = False) -> floa
     return 0.0
 
 
+def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
+    """Copy claimed command handles into `command[i]`; NaN keeps the last value, an
+    infinite command is refused (False, logged): shared by the simulated components."""
+    for i, handle in feeds:
+        value = handle.value
+        if value != value:  # NaN: keep the last command
+            continue
+        if value == _INF or value == -_INF:
+            log().error(f"'{handle.name}' is infinite; refusing to simulate it")
+            return False
+        command[i] = value
+    return True
+
+
 class SimulatedSystem(SystemInterface):
     """Joints simulated as rigid bodies, commanded in effort, velocity or position mode."""
 
@@ -321,15 +335,8 @@ class SimulatedSystem(SystemInterface):
     # --- the loop -----------------------------------------------------------------
     def read(self, time: Any, period: Any) -> ReturnType:
         """Take the claimed commands, integrate over `period`, report the new states."""
-        command = self.dynamics.command
-        for i, handle in self._feeds:
-            value = handle.value
-            if value != value:  # NaN: keep the last command
-                continue
-            if value == _INF or value == -_INF:
-                self._log().error(f"'{handle.name}' is infinite; refusing to simulate it")
-                return ReturnType.ERROR
-            command[i] = value
+        if not take_commands(self._feeds, self.dynamics.command, self._log):
+            return ReturnType.ERROR
         if self.dynamics.advance_ns(period.nanoseconds):
             self._publish()
         return ReturnType.OK
