@@ -83,6 +83,8 @@ setup(
             'py_controllers/SimulatedSystem = '
             'py_controllers.hardware.simulated_system:SimulatedSystem',
             'py_controllers/DiffBotSystem = py_controllers.hardware.diffbot_system:DiffBotSystem',
+            'py_controllers/ArduinoDiffDriveSystem = '
+            'py_controllers.hardware.arduino_diffdrive_system:ArduinoDiffDriveSystem',
         ],
     },
 )

@@ -16,6 +16,8 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from py_controllers.robot_description import swap_hardware
+
 PACKAGE = 'py_controllers'
 
 
@@ -26,10 +28,7 @@ def nodes(context):
     if LaunchConfiguration('use_mock_hardware').perform(context) == 'true':
         controllers = Path(share, 'config', 'arm_mock_controllers.yaml')
     else:
-        urdf = urdf.replace(
-            '<plugin>mock_components/GenericSystem</plugin>',
-            '<plugin>py_controllers/SimulatedSystem</plugin>',
-        )
+        urdf = swap_hardware(urdf, 'py_controllers/SimulatedSystem')
         if LaunchConfiguration('command_interface').perform(context) == 'velocity':
             controllers = Path(share, 'config', 'arm_velocity_controllers.yaml')
         else:

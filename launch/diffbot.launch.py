@@ -13,6 +13,8 @@ from launch.conditions import IfCondition
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from py_controllers.robot_description import swap_hardware
+
 PACKAGE = 'py_controllers'
 
 
@@ -21,19 +23,17 @@ def robot_description(context):
     share = get_package_share_directory(PACKAGE)
     urdf = Path(share, 'config', 'diffbot.urdf').read_text()
     if LaunchConfiguration('use_mock_hardware').perform(context) == 'true':
-        return urdf.replace(
-            '<plugin>py_controllers/DiffBotSystem</plugin>',
-            '<plugin>mock_components/GenericSystem</plugin>'
-            '<param name="calculate_dynamics">true</param>',
-        )
+        return swap_hardware(urdf, 'mock_components/GenericSystem', {'calculate_dynamics': 'true'})
     if LaunchConfiguration('use_arduino').perform(context) == 'true':
         device = LaunchConfiguration('serial_device').perform(context)
-        return urdf.replace(
-            '<plugin>py_controllers/DiffBotSystem</plugin>',
-            '<plugin>py_controllers/ArduinoDiffDriveSystem</plugin>'
-            f'<param name="device">{device}</param>'
-            '<param name="left_wheel_name">left_wheel_joint</param>'
-            '<param name="right_wheel_name">right_wheel_joint</param>',
+        return swap_hardware(
+            urdf,
+            'py_controllers/ArduinoDiffDriveSystem',
+            {
+                'device': device,
+                'left_wheel_name': 'left_wheel_joint',
+                'right_wheel_name': 'right_wheel_joint',
+            },
         )
     return urdf
 

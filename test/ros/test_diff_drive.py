@@ -10,16 +10,13 @@ from tf2_msgs.msg import TFMessage
 
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.hardware_interface.types import LifecycleStateId
+from py_controllers.robot_description import swap_hardware
 from py_controllers.testing import CONFIG, RosHarness
 
-MOCK_BASE = (
-    (CONFIG / 'diffbot.urdf')
-    .read_text()
-    .replace(
-        '<plugin>py_controllers/DiffBotSystem</plugin>',
-        '<plugin>mock_components/GenericSystem</plugin>'
-        '<param name="calculate_dynamics">true</param>',
-    )
+MOCK_BASE = swap_hardware(
+    (CONFIG / 'diffbot.urdf').read_text(),
+    'mock_components/GenericSystem',
+    {'calculate_dynamics': 'true'},
 )
 
 
@@ -132,8 +129,9 @@ def test_non_finite_command_is_rejected_and_set_odometry(base):
         pub.publish(bad)
         harness.spin_until(lambda: False, 0.02)
     assert manager.state_of('diff_drive_controller') == LifecycleStateId.ACTIVE
-    # nothing valid arrived since activation, so nothing was written
-    assert math.isnan(manager.rm.command_interfaces['left_wheel_joint/velocity'].value)
+    # nothing valid arrived since activation: the wheels are commanded to stand still
+    assert manager.rm.command_interfaces['left_wheel_joint/velocity'].value == 0.0
+    assert manager.rm.command_interfaces['right_wheel_joint/velocity'].value == 0.0
     client = harness.node.create_client(SetOdometry, '/diff_drive_controller/set_odometry')
     assert harness.spin_until(client.service_is_ready)
     future = client.call_async(SetOdometry.Request(x=2.0, y=-1.0, yaw=0.5))

@@ -30,6 +30,7 @@ from py_controllers import plugins
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
 from py_controllers.hardware.simulated_system import SimulatedSystem
+from py_controllers.robot_description import swap_hardware
 from py_controllers.testing import CONFIG, RosHarness
 
 plugins.register(
@@ -43,12 +44,11 @@ JOINTS = [f'joint{i}' for i in range(1, 7)]
 JTC = 'joint_trajectory_controller'
 TYPE = 'joint_trajectory_controller/JointTrajectoryController'
 PERIOD_NS = 10_000_000  # 100 Hz, as in the arm configurations
-MOCK_PLUGIN = '<plugin>mock_components/GenericSystem</plugin>'
+MOCK = 'mock_components/GenericSystem'
 ARM_URDF = (CONFIG / 'arm_robot.urdf').read_text()
-FROZEN_URDF = ARM_URDF.replace(  # hardware that never moves: states ignore commands
-    MOCK_PLUGIN, MOCK_PLUGIN + '<param name="disable_commands">true</param>'
-)
-SIM_URDF = ARM_URDF.replace(MOCK_PLUGIN, '<plugin>py_controllers/SimulatedSystem</plugin>')
+# hardware that never moves: states ignore commands
+FROZEN_URDF = swap_hardware(ARM_URDF, MOCK, {'disable_commands': 'true'})
+SIM_URDF = swap_hardware(ARM_URDF, 'py_controllers/SimulatedSystem')
 R = FollowJointTrajectory.Result
 
 
@@ -573,9 +573,8 @@ def test_pid_tracks_a_trajectory_on_simulated_dynamics(tmp_path, config):
 
 # --- stopping and starting rules ---------------------------------------------------------
 
-DYNAMIC_URDF = ARM_URDF.replace(  # mock that differentiates positions into velocities
-    MOCK_PLUGIN, MOCK_PLUGIN + '<param name="calculate_dynamics">true</param>'
-)
+# mock that differentiates positions into velocities
+DYNAMIC_URDF = swap_hardware(ARM_URDF, MOCK, {'calculate_dynamics': 'true'})
 
 
 def test_decelerate_on_cancel_brakes_at_the_configured_rate(tmp_path):

@@ -258,12 +258,13 @@ class DiffDriveController(ChainableControllerInterface):
     # --- the loop --------------------------------------------------------------------
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         cmd = self._cmd.get()
-        if cmd is None:
-            return ReturnType.OK
-        linear, angular, stamp_ns = cmd
-        timeout = self.params.cmd_vel_timeout
-        if timeout > 0.0 and (time.nanoseconds - stamp_ns) * 1e-9 > timeout:
+        if cmd is None:  # no command yet: stand still, and odometry/TF are published anyway
             linear = angular = 0.0
+        else:
+            linear, angular, stamp_ns = cmd
+            timeout = self.params.cmd_vel_timeout
+            if timeout > 0.0 and (time.nanoseconds - stamp_ns) * 1e-9 > timeout:
+                linear = angular = 0.0
         self.reference_interfaces[0].value = linear
         self.reference_interfaces[1].value = angular
         return ReturnType.OK
@@ -271,7 +272,7 @@ class DiffDriveController(ChainableControllerInterface):
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         linear = self.reference_interfaces[0].value
         angular = self.reference_interfaces[1].value
-        if linear != linear or angular != angular:  # NaN: no command since activation
+        if linear != linear or angular != angular:  # NaN: chained, nothing written yet
             return ReturnType.OK
         dt = period.nanoseconds * 1e-9
         history = self._history

@@ -1,0 +1,242 @@
+"""ROSArduinoBridge: the protocol, the firmware simulator, and the component on a real pty."""
+
+import math
+import os
+import threading
+
+import pytest
+import serial
+
+from py_controllers.hardware.arduino_diffdrive_system import ArduinoDiffDriveSystem
+from py_controllers.hardware.arduino_protocol import (
+    ArduinoLink,
+    PidGains,
+    ProtocolError,
+    parse_encoders,
+    ticks_per_frame,
+)
+from py_controllers.hardware.firmware_simulator import BridgeFirmware, PtyFirmware
+from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
+from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
+from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
+from py_controllers.robot_description import swap_hardware
+from py_controllers.testing import CONFIG
+
+S = LifecycleStateId
+COUNTS_PER_REV = 1000
+LOOP_RATE = 30
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+# --- protocol ---------------------------------------------------------------------------
+def test_ticks_per_frame_converts_rad_per_s():
+    # one revolution per second = 1000 counts/s = 33.3 per frame at 30 Hz
+    assert ticks_per_frame(2 * math.pi, COUNTS_PER_REV, LOOP_RATE) == 33
+    assert ticks_per_frame(-2 * math.pi, COUNTS_PER_REV, LOOP_RATE) == -33
+    assert ticks_per_frame(math.nan, COUNTS_PER_REV, LOOP_RATE) == 0
+    assert ticks_per_frame(math.inf, COUNTS_PER_REV, LOOP_RATE) == 0
+
+
+@pytest.mark.parametrize('reply', ['', '12', '1 2 3', 'a b', '1.5 2'])
+def test_bad_encoder_replies_are_protocol_errors(reply):
+    with pytest.raises(ProtocolError):
+        parse_encoders(reply)
+    assert parse_encoders('-12 345') == (-12, 345)
+
+
+# --- firmware simulator -----------------------------------------------------------------
+def test_firmware_integrates_ticks_per_frame_and_auto_stops():
+    clock = FakeClock()
+    fw = BridgeFirmware(pid_rate=30, auto_stop_s=2.0, clock=clock)
+    assert fw.feed(b'b\r') == b'57600\r\n'
+    assert fw.feed(b'm 10 -20\r') == b'OK\r\n'
+    clock.t += 1.0
+    assert fw.feed(b'e\r') == b'300 -600\r\n'
+    clock.t += 5.0  # no command for 5 s: the motors stopped 2 s after the last one
+    assert fw.feed(b'e\r') == b'600 -1200\r\n'
+    assert fw.auto_stops == 1
+    assert fw.feed(b'r\r') == b'OK\r\n'
+    assert fw.feed(b'e\r') == b'0 0\r\n'
+
+
+def test_firmware_answers_every_command_line_even_split_or_bad():
+    fw = BridgeFirmware(clock=FakeClock())
+    assert fw.feed(b'u 1:2:') == b''  # not complete yet
+    assert fw.feed(b'3:4\r') == b'OK\r\n'
+    assert fw.pid == PidGains(1, 2, 3, 4)
+    for bad in (b'x\r', b'm 1\r', b'm a b\r', b'u 1:2\r', b'\r'):
+        assert fw.feed(bad) == b'Invalid Command\r\n'
+    assert fw.feed(b'e\r\ne\r') == b'0 0\r\n0 0\r\n'
+
+
+# --- the link over a real pseudo-terminal -----------------------------------------------
+@pytest.fixture
+def board():
+    with PtyFirmware() as b:
+        yield b
+
+
+def test_link_round_trips_through_a_pty(board):
+    with serial.Serial(board.device, 57600, timeout=0.5) as port:
+        link = ArduinoLink(port)
+        assert link.baud_rate() == 57600
+        link.set_pid(PidGains(5, 6, 7, 8))
+        link.set_motor_speeds(3, 4)
+        assert board.firmware.pid == PidGains(5, 6, 7, 8)
+        assert board.firmware.targets == [3, 4]
+        with pytest.raises(ProtocolError, match='Invalid Command'):
+            link.request('z')
+
+
+def test_link_times_out_on_a_silent_device_and_recovers_from_late_replies():
+    master, slave = os.openpty()
+    try:
+        with serial.Serial(os.ttyname(slave), 57600, timeout=0.05) as port:
+            link = ArduinoLink(port)
+            with pytest.raises(ProtocolError, match='no reply'):
+                link.read_encoders()
+            assert os.read(master, 100) == b'e\r'
+            os.write(master, b'1 2\r\n')  # late: it must not answer the next request
+
+            def answer_when_asked():
+                assert os.read(master, 100) == b'e\r'
+                os.write(master, b'7 8\r\n')
+
+            responder = threading.Thread(target=answer_when_asked)
+            responder.start()
+            port.timeout = 10.0
+            assert link.read_encoders() == (7, 8)
+            responder.join()
+            port.timeout = 0.05
+            os.write(master, b'\xff\xfe\r\n')
+            with pytest.raises(ProtocolError):
+                link.read_encoders()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+# --- the component through its lifecycle ------------------------------------------------
+def arduino_component(device: str, **params) -> ManagedComponent:
+    defaults = {
+        'device': device,
+        'enc_counts_per_rev': COUNTS_PER_REV,
+        'loop_rate': LOOP_RATE,
+        'startup_delay_s': 0,
+        'timeout_ms': 50,
+        'io_rate': 200,
+        'max_consecutive_errors': 3,
+        'left_wheel_name': 'left_wheel_joint',
+        'right_wheel_name': 'right_wheel_joint',
+    }
+    urdf = swap_hardware(
+        (CONFIG / 'diffbot.urdf').read_text(),
+        'py_controllers/ArduinoDiffDriveSystem',
+        {**defaults, **params},
+    )
+    (info,) = parse_control_resources_from_urdf(urdf)
+    component = ArduinoDiffDriveSystem()
+    assert component.on_init(info) == 0
+    return ManagedComponent(component, info, None)
+
+
+def wait_for(predicate, timeout_s: float = 5.0) -> bool:
+    done = threading.Event()
+    for _ in range(int(timeout_s / 0.005)):
+        if predicate():
+            return True
+        done.wait(0.005)
+    return predicate()
+
+
+def test_component_drives_the_wheels_and_reads_them_back(board):
+    managed = arduino_component(board.device, pid_p=30, pid_d=10, pid_i=1, pid_o=40)
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    assert board.firmware.pid == PidGains(30, 10, 1, 40)
+    assert board.firmware.commands['r'] == 1
+    hw.set_command('left_wheel_joint/velocity', 2 * math.pi)  # 1 rev/s: 33 ticks per frame
+    hw.set_command('right_wheel_joint/velocity', -math.pi)
+    assert hw.write(None, None) == ReturnType.OK
+    assert wait_for(lambda: board.firmware.targets == [33, -17])
+    assert wait_for(lambda: board.firmware.encoder_counts()[0] > 200)
+    assert wait_for(
+        lambda: (
+            hw.read(None, None) == ReturnType.OK
+            and hw.get_state('left_wheel_joint/position') > 200 * 2 * math.pi / COUNTS_PER_REV
+        )
+    )
+    left_velocity = hw.get_state('left_wheel_joint/velocity')
+    assert left_velocity == pytest.approx(33 * LOOP_RATE * 2 * math.pi / COUNTS_PER_REV, rel=0.3)
+    assert hw.get_state('right_wheel_joint/position') < 0.0
+
+    assert managed.set_state(S.INACTIVE)
+    assert board.firmware.targets == [0, 0]  # `m 0 0` on deactivate
+    motor_commands, reads = board.firmware.commands['m'], board.firmware.commands['e']
+    assert wait_for(lambda: board.firmware.commands['e'] > reads + 3)
+    assert board.firmware.commands['m'] == motor_commands  # inactive: encoders only
+    assert managed.set_state(S.UNCONFIGURED)
+
+
+def test_unplugged_board_makes_read_fail_and_activation_reconnects(tmp_path):
+    link_path = tmp_path / 'ttyARDUINO'
+    first = PtyFirmware(link=link_path)
+    managed = arduino_component(str(link_path))
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    hw.set_command('left_wheel_joint/velocity', 3.0)
+    hw.set_command('right_wheel_joint/velocity', 3.0)
+    hw.write(None, None)
+    assert wait_for(lambda: first.firmware.counts[0] > 50)
+    assert hw.read(None, None) == ReturnType.OK
+    before = hw.get_state('left_wheel_joint/position')
+
+    first.unplug()
+    assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR)
+    assert managed.handle_error() == S.UNCONFIGURED
+
+    with PtyFirmware(link=link_path) as second:  # plugged in again (a new pty behind the link)
+        assert managed.set_state(S.ACTIVE)
+        assert second.firmware.commands['b'] >= 1
+        assert hw.read(None, None) == ReturnType.OK
+        # positions continue where they were, not from the new board's zero
+        assert hw.get_state('left_wheel_joint/position') >= before
+        assert managed.set_state(S.FINALIZED)
+
+
+def test_configure_fails_cleanly_without_firmware(tmp_path):
+    managed = arduino_component(str(tmp_path / 'missing'))
+    assert not managed.set_state(S.INACTIVE)
+    assert managed.state == S.UNCONFIGURED
+    master, slave = os.openpty()  # a device that never answers
+    try:
+        silent = arduino_component(os.ttyname(slave))
+        assert not silent.set_state(S.INACTIVE)
+        assert silent.state == S.UNCONFIGURED
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+@pytest.mark.parametrize(
+    ('params', 'message'),
+    [
+        ({'enc_counts_per_rev': 0}, 'enc_counts_per_rev'),
+        ({'loop_rate': 'fast'}, 'loop_rate'),
+        ({'left_wheel_name': 'nope'}, 'left/right_wheel_name'),
+    ],
+)
+def test_bad_parameters_fail_on_init(params, message, caplog):
+    urdf = swap_hardware(
+        (CONFIG / 'diffbot.urdf').read_text(), 'py_controllers/ArduinoDiffDriveSystem', params
+    )
+    (info,) = parse_control_resources_from_urdf(urdf)
+    assert ArduinoDiffDriveSystem().on_init(info) != 0
+    assert message in caplog.text
