@@ -1,7 +1,9 @@
 """Test helpers shipped with the package, so users test their own controllers the same way.
 
 `RosHarness` gives a test its own rclpy context, node and single-threaded executor, and
-waits for conditions by spinning (never by sleeping). `ManagerProcess` starts the real
+waits for conditions by spinning (never by sleeping). `SteppedManager` runs a manager in
+the test's process whose control cycles the test runs one at a time on a clock of its
+own, so numbers depend on cycle counts only. `ManagerProcess` starts the real
 `ros2_control_node` executable as a user would and stops it with SIGINT.
 """
 
@@ -19,10 +21,14 @@ from typing import Any
 
 import rclpy
 from rclpy.context import Context
+from rclpy.duration import Duration
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.time import Time
+from std_msgs.msg import String
 
 from py_controllers.controller_manager.client import ControllerManagerClient
+from py_controllers.controller_manager.node import ControllerManagerNode
 
 BIN = Path(sys.executable).parent
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -84,6 +90,119 @@ class RosHarness:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+class SteppedManager:
+    """A controller manager in this process whose cycles the test runs with `step()`.
+
+    The loop thread never starts; each step is one `ControlLoop.cycle()` (read -> update ->
+    write, failures handled as in the real loop) at `now_ns`, which advances by `period_ns`.
+    Topics and services are served while the test spins `harness`.
+    """
+
+    def __init__(
+        self, harness: RosHarness, urdf: str, *, period_ns: int = 10_000_000, start_ns: int = 0
+    ) -> None:
+        self.harness = harness
+        self.node = ControllerManagerNode(
+            harness.executor, context=harness.context, start_loop=False
+        )
+        self.node.on_description(String(data=urdf))
+        assert self.node.services is not None, 'robot description refused'
+        self.manager = self.node.manager
+        self.period_ns = period_ns
+        self.now_ns = start_ns
+        self._publishers: dict[str, Any] = {}
+
+    def step(self, cycles: int = 1, *, record: str | None = None) -> list[float]:
+        """Run `cycles` cycles; with `record`, that state interface's value after each."""
+        loop, lock = self.node.loop, self.manager.cycle_lock
+        period = Duration(nanoseconds=self.period_ns)
+        trace = []
+        for _ in range(cycles):
+            self.now_ns += self.period_ns
+            with lock:
+                loop.cycle(Time(nanoseconds=self.now_ns), period, self.now_ns)
+            if record is not None:
+                trace.append(self.state(record))
+        return trace
+
+    def run_until(self, predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+        """Step and serve callbacks until `predicate()`; the timeout only guards."""
+
+        def stepping() -> bool:
+            if predicate():
+                return True
+            self.step()
+            self.harness.executor.spin_once(timeout_sec=0.0)
+            return False
+
+        return self.harness.spin_until(stepping, timeout_s)
+
+    def run_for(self, seconds: float) -> None:
+        """Step `seconds` of controller time, serving callbacks between cycles."""
+        for _ in range(round(seconds * 1e9 / self.period_ns)):
+            self.step()
+            self.harness.executor.spin_once(timeout_sec=0.0)
+
+    def state(self, name: str) -> float:
+        return self.manager.rm.state_interfaces[name].value
+
+    def command(self, name: str) -> float:
+        return self.manager.rm.command_interfaces[name].value
+
+    def load(self, *names: str) -> list[Any]:
+        """Load and configure `names`; the controller objects."""
+        controllers = []
+        for name in names:
+            ok, msg = self.manager.load_controller(name)
+            assert ok, msg
+            ok, msg = self.manager.configure_controller(name)
+            assert ok, msg
+            controllers.append(self.manager.controllers[name].controller)
+        return controllers
+
+    def start(self, *names: str) -> list[Any]:
+        """Load, configure and activate `names` together; the controller objects."""
+        controllers = self.load(*names)
+        ok, msg = self.manager.switch_controller(list(names), [], 2)
+        assert ok, msg
+        return controllers
+
+    def publisher(self, topic: str, msg_type: Any) -> Any:
+        """The test's one publisher on `topic`, so messages arrive in the order sent."""
+        if topic not in self._publishers:
+            self._publishers[topic] = self.harness.node.create_publisher(msg_type, topic, 10)
+        return self._publishers[topic]
+
+    def publish(self, topic: str, msg_type: Any, msg: Any) -> None:
+        self.publisher(topic, msg_type).publish(msg)
+
+    def send(self, topic: str, msg_type: Any, msg: Any, arrived: Callable[[], bool]) -> None:
+        """Publish `msg` until `arrived()` says the controller has taken it in."""
+        pub = self.publisher(topic, msg_type)
+
+        def check() -> bool:
+            if arrived():
+                return True
+            pub.publish(msg)
+            return False
+
+        assert self.harness.spin_until(check), f'{topic}: {msg} did not arrive'
+
+    def send_until(self, topic: str, msg_type: Any, msg: Any, done: Callable[[], bool]) -> None:
+        """Publish `msg` and run cycles until `done()`."""
+        pub = self.publisher(topic, msg_type)
+
+        def check() -> bool:
+            pub.publish(msg)
+            self.step(1)
+            return done()
+
+        assert self.harness.spin_until(check), f'{topic}: {msg} had no effect'
+
+    def shutdown(self) -> None:
+        self.node.shutdown()
 
 
 class ManagerProcess:

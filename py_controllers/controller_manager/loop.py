@@ -79,12 +79,28 @@ class ControlLoop:
             realtime_publisher.defer_in_thread(None)
             realtime_publisher.flush_deferred()
 
+    def cycle(self, now: Time, period: Duration, now_ns: int) -> tuple[int, int]:
+        """One read -> update -> write, failures handled as the manager rules (caller holds
+        the cycle lock); the monotonic times read and update ended, for the statistics."""
+        manager = self.manager
+        rm = manager.rm
+        for name in rm.read(now, period):
+            manager.handle_hardware_error(name, 'read')
+        t_read = _monotonic_ns()
+        manager.update(now, period, now_ns)
+        t_update = _monotonic_ns()
+        failed, deactivated = rm.write(now, period)
+        for name in failed:
+            manager.handle_hardware_error(name, 'write')
+        for name in deactivated:
+            manager.handle_hardware_self_deactivate(name)
+        return t_read, t_update
+
     def _cycle_forever(self) -> None:
         period = self.period_ns
         stats = self.stats
-        rm = self.manager.rm
-        manager = self.manager
-        lock = manager.cycle_lock
+        cycle = self.cycle
+        lock = self.manager.cycle_lock
         clock = self.clock
         clock_type = clock.clock_type
         last = _monotonic_ns()
@@ -95,19 +111,11 @@ class ControlLoop:
             with lock:
                 start = _monotonic_ns()
                 now_ns = clock.now().nanoseconds
-                now = Time(nanoseconds=now_ns, clock_type=clock_type)
-                measured = Duration(nanoseconds=start - last)
-                failed = rm.read(now, measured)
-                t_read = _monotonic_ns()
-                for name in failed:
-                    manager.handle_hardware_error(name, 'read')
-                manager.update(now, measured, now_ns)
-                t_update = _monotonic_ns()
-                failed, deactivated = rm.write(now, measured)
-                for name in failed:
-                    manager.handle_hardware_error(name, 'write')
-                for name in deactivated:
-                    manager.handle_hardware_self_deactivate(name)
+                t_read, t_update = cycle(
+                    Time(nanoseconds=now_ns, clock_type=clock_type),
+                    Duration(nanoseconds=start - last),
+                    now_ns,
+                )
                 end = _monotonic_ns()
             realtime_publisher.flush_deferred()
             stats.period.record(start - last)

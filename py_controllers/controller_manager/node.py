@@ -49,7 +49,12 @@ DEFAULTS: dict[str, Any] = {
 class ControllerManagerNode:
     """Owns the node, the manager, its services and the loop; waits for a description."""
 
-    def __init__(self, executor: SingleThreadedExecutor, **node_kwargs: Any) -> None:
+    def __init__(
+        self, executor: SingleThreadedExecutor, *, start_loop: bool = True, **node_kwargs: Any
+    ) -> None:
+        """`start_loop=False` keeps the loop thread from starting: a test then runs the
+        cycles itself with `loop.cycle()` (see `py_controllers.testing.SteppedManager`)."""
+        self.start_loop = start_loop
         self.node = Node(
             'controller_manager',
             allow_undeclared_parameters=True,
@@ -146,8 +151,9 @@ class ControllerManagerNode:
             else:
                 log.info(f"hardware '{name}' is {target.label}")
         self.services = ManagerServices(self.node, self.manager, self.loop)
-        self.loop.start()
-        log.info(f'control loop running at {self.manager.update_rate} Hz')
+        if self.start_loop:
+            self.loop.start()
+            log.info(f'control loop running at {self.manager.update_rate} Hz')
 
     def shutdown(self) -> None:
         """Stop the loop after deactivating everything, then free the hardware."""

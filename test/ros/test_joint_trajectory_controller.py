@@ -19,10 +19,8 @@ from control_msgs.msg import JointTolerance, SpeedScalingFactor
 from control_msgs.srv import QueryTrajectoryState
 from rcl_interfaces.msg import Log
 from rclpy.action import ActionClient
-from rclpy.duration import Duration
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
@@ -31,7 +29,7 @@ from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
 from py_controllers.hardware.simulated_system import SimulatedSystem
 from py_controllers.robot_description import swap_hardware
-from py_controllers.testing import CONFIG, RosHarness
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 plugins.register(
     plugins.CONTROLLERS_GROUP,
@@ -100,16 +98,20 @@ class Rig:
             'jtc_test',
             args=['--ros-args', '--params-file', str(CONFIG / config), '--params-file', str(extra)],
         )
-        self.node = ControllerManagerNode(
-            self.harness.executor,
-            context=self.harness.context,
-            parameter_overrides=[Parameter('robot_description', value=urdf)],
-        )
-        self.manager = self.node.manager
         self.stepped = kw.get('stepped', True)
         if self.stepped:
-            self.node.loop.stop()
-        self.now_ns = self.harness.node.get_clock().now().nanoseconds
+            start_ns = self.harness.node.get_clock().now().nanoseconds
+            self.stepper = SteppedManager(
+                self.harness, urdf, period_ns=PERIOD_NS, start_ns=start_ns
+            )
+            self.node = self.stepper.node
+        else:
+            self.node = ControllerManagerNode(
+                self.harness.executor,
+                context=self.harness.context,
+                parameter_overrides=[Parameter('robot_description', value=urdf)],
+            )
+        self.manager = self.node.manager
         latched = QoSProfile(
             depth=1000,
             reliability=ReliabilityPolicy.RELIABLE,
@@ -120,35 +122,26 @@ class Rig:
         self._publishers = {}
 
     # --- the loop --------------------------------------------------------------------
+    @property
+    def now_ns(self):
+        return self.stepper.now_ns
+
+    @now_ns.setter
+    def now_ns(self, value):
+        self.stepper.now_ns = value
+
     def step(self, cycles=1):
-        rm, manager = self.manager.rm, self.manager
-        period = Duration(nanoseconds=PERIOD_NS)
-        for _ in range(cycles):
-            self.now_ns += PERIOD_NS
-            with manager.cycle_lock:
-                assert rm.read(Time(nanoseconds=self.now_ns), period) == []
-                manager.update(Time(nanoseconds=self.now_ns), period, self.now_ns)
-                assert rm.write(Time(nanoseconds=self.now_ns), period)[0] == []
+        self.stepper.step(cycles)
 
     def run_until(self, predicate, timeout_s=20.0):
         """Spin (and step, when stepped) until `predicate()`; the timeout only guards."""
         if not self.stepped:
             return self.harness.spin_until(predicate, timeout_s)
-
-        def stepping():
-            if predicate():
-                return True
-            self.step()
-            self.harness.executor.spin_once(timeout_sec=0.0)
-            return False
-
-        return self.harness.spin_until(stepping, timeout_s)
+        return self.stepper.run_until(predicate, timeout_s)
 
     def run_for(self, seconds):
         """Step `seconds` of controller time while serving callbacks."""
-        for _ in range(round(seconds * 1e9 / PERIOD_NS)):
-            self.step()
-            self.harness.executor.spin_once(timeout_sec=0.0)
+        self.stepper.run_for(seconds)
 
     # --- controllers -----------------------------------------------------------------
     def start(self, *names):

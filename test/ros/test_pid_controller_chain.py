@@ -7,107 +7,28 @@ write with a fixed 10 ms period. References go in over ~/reference (or the forwa
 
 import pytest
 from control_msgs.msg import MultiDOFCommand, MultiDOFStateStamped, PidState
-from rclpy.duration import Duration
 from rclpy.parameter import Parameter
 from rclpy.qos import qos_profile_sensor_data
-from rclpy.time import Time
-from std_msgs.msg import Float64MultiArray, String
+from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import SetBool
 
 from py_controllers import plugins
-from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.controllers.pid_controller.controller import PidController
 from py_controllers.hardware.simulated_system import SimulatedSystem
-from py_controllers.testing import CONFIG, RosHarness
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 URDF = CONFIG / 'pid_joint_robot.urdf'
 PARAMS = CONFIG / 'pid_controllers.yaml'
-PERIOD_NS = 10_000_000
 
 # registered here so the tests do not depend on installed entry points
 plugins.register(plugins.HARDWARE_GROUP, 'py_controllers/SimulatedSystem', SimulatedSystem)
 plugins.register(plugins.CONTROLLERS_GROUP, 'pid_controller/PidController', PidController)
 
 
-class SteppedManager:
-    """An in-process controller manager whose cycles the test runs one by one."""
-
-    def __init__(self, harness: RosHarness) -> None:
-        self.harness = harness
-        # Without a description the manager waits; the loop thread, which would start with
-        # the hardware, is kept from starting, so no cycle runs but the test's own.
-        self.node = ControllerManagerNode(harness.executor, context=harness.context)
-        self.node.loop.start = lambda: None
-        self.node.on_description(String(data=URDF.read_text()))
-        assert self.node.services is not None, 'robot description refused'
-        self.manager = self.node.manager
-        self.now_ns = 0
-        self._publishers = {}
-
-    def step(self, cycles: int = 1) -> None:
-        rm, manager = self.manager.rm, self.manager
-        period = Duration(nanoseconds=PERIOD_NS)
-        for _ in range(cycles):
-            self.now_ns += PERIOD_NS
-            now = Time(nanoseconds=self.now_ns)
-            with manager.cycle_lock:
-                assert rm.read(now, period) == []
-                manager.update(now, period, self.now_ns)
-                assert rm.write(now, period)[0] == []
-
-    def state(self, name: str) -> float:
-        return self.manager.rm.state_interfaces[name].value
-
-    def command(self, name: str) -> float:
-        return self.manager.rm.command_interfaces[name].value
-
-    def load(self, *names: str):
-        controllers = []
-        for name in names:
-            ok, msg = self.manager.load_controller(name)
-            assert ok, msg
-            ok, msg = self.manager.configure_controller(name)
-            assert ok, msg
-            controllers.append(self.manager.controllers[name].controller)
-        return controllers
-
-    def _publisher(self, topic: str, msg_type):
-        if topic not in self._publishers:  # one per topic keeps its messages in order
-            self._publishers[topic] = self.harness.node.create_publisher(msg_type, topic, 10)
-        return self._publishers[topic]
-
-    def publish(self, topic: str, msg_type, msg) -> None:
-        """Publish once (on the topic's one publisher, so later sends arrive after it)."""
-        self._publisher(topic, msg_type).publish(msg)
-
-    def send(self, topic: str, msg_type, msg, arrived) -> None:
-        """Publish `msg` until `arrived()` says the controller has taken it in."""
-        pub = self._publisher(topic, msg_type)
-
-        def check():
-            if arrived():
-                return True
-            pub.publish(msg)
-            return False
-
-        assert self.harness.spin_until(check), f'{topic}: {msg} did not arrive'
-
-    def send_until(self, topic: str, msg_type, msg, done) -> None:
-        """Publish `msg` and run cycles until `done()` (for controllers without a box)."""
-        pub = self._publisher(topic, msg_type)
-
-        def check():
-            pub.publish(msg)
-            self.step(1)
-            return done()
-
-        assert self.harness.spin_until(check), f'{topic}: {msg} had no effect'
-
-
 @pytest.fixture
 def cm():
     harness = RosHarness('pid_chain', args=['--ros-args', '--params-file', str(PARAMS)])
-    stepped = SteppedManager(harness)
+    stepped = SteppedManager(harness, URDF.read_text())
     yield stepped
     stepped.node.shutdown()
     harness.close()

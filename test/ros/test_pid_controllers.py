@@ -11,21 +11,18 @@ import math
 
 import pytest
 from control_msgs.msg import JointControllerState
-from rclpy.duration import Duration
 from rclpy.parameter import Parameter
-from rclpy.time import Time
-from std_msgs.msg import Float64, Float64MultiArray, String
+from std_msgs.msg import Float64, Float64MultiArray
 
 from py_controllers import plugins
 from py_controllers.control_toolbox.angles import shortest_angular_distance
-from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.controllers.joint_pid.controller import (
     EffortJointPositionController,
     EffortJointVelocityController,
     VelocityJointPositionController,
 )
 from py_controllers.hardware.simulated_system import SimulatedSystem
-from py_controllers.testing import CONFIG, PACKAGE_ROOT, RosHarness
+from py_controllers.testing import CONFIG, PACKAGE_ROOT, RosHarness, SteppedManager
 
 URDF = CONFIG / 'pid_joint_robot.urdf'
 PARAMS = CONFIG / 'pid_controllers.yaml'
@@ -48,98 +45,6 @@ def _load_example():
     spec.loader.exec_module(module)
     plugins.register(plugins.CONTROLLERS_GROUP, module.TYPE_NAME, module.PostureHoldController)
     return module
-
-
-class SteppedManager:
-    """An in-process controller manager whose cycles the test runs one by one."""
-
-    def __init__(self, harness: RosHarness, urdf: str) -> None:
-        self.harness = harness
-        # Without a description the manager waits; the loop thread, which would start with
-        # the hardware, is kept from starting, so no cycle runs but the test's own.
-        self.node = ControllerManagerNode(harness.executor, context=harness.context)
-        self.node.loop.start = lambda: None
-        self.node.on_description(String(data=urdf))
-        assert self.node.services is not None, 'robot description refused'
-        self.manager = self.node.manager
-        self.now_ns = 0
-        self._publishers = {}
-
-    def step(self, cycles: int = 1, *, record: str | None = None) -> list[float]:
-        """Run `cycles` fixed-period cycles; optionally record a state interface after each."""
-        rm, manager = self.manager.rm, self.manager
-        period = Duration(nanoseconds=PERIOD_NS)
-        trace = []
-        for _ in range(cycles):
-            self.now_ns += PERIOD_NS
-            now = Time(nanoseconds=self.now_ns)
-            with manager.cycle_lock:
-                assert rm.read(now, period) == []
-                manager.update(now, period, self.now_ns)
-                failed, _ = rm.write(now, period)
-                assert failed == []
-            if record is not None:
-                trace.append(self.state(record))
-        return trace
-
-    def state(self, name: str) -> float:
-        return self.manager.rm.state_interfaces[name].value
-
-    def command(self, name: str) -> float:
-        return self.manager.rm.command_interfaces[name].value
-
-    def load(self, *names: str):
-        """Load and configure `names`; returns the controller objects."""
-        controllers = []
-        for name in names:
-            ok, msg = self.manager.load_controller(name)
-            assert ok, msg
-            ok, msg = self.manager.configure_controller(name)
-            assert ok, msg
-            controllers.append(self.manager.controllers[name].controller)
-        return controllers
-
-    def start(self, *names: str):
-        """Load, configure and activate `names` together; returns the controller objects."""
-        controllers = self.load(*names)
-        ok, msg = self.manager.switch_controller(list(names), [], 2)
-        assert ok, msg
-        return controllers
-
-    def _publisher(self, topic: str, msg_type):
-        if topic not in self._publishers:  # one per topic keeps its messages in order
-            self._publishers[topic] = self.harness.node.create_publisher(msg_type, topic, 10)
-        return self._publishers[topic]
-
-    def publish(self, topic: str, msg_type, msg) -> None:
-        """Publish once (on the topic's one publisher, so later sends arrive after it)."""
-        self._publisher(topic, msg_type).publish(msg)
-
-    def send(self, topic: str, msg_type, msg, arrived) -> None:
-        """Publish `msg` until `arrived()` says the controller has taken it in."""
-        pub = self._publisher(topic, msg_type)
-
-        def check():
-            if arrived():
-                return True
-            pub.publish(msg)
-            return False
-
-        assert self.harness.spin_until(check), f'{topic}: {msg} did not arrive'
-
-    def send_until(self, topic: str, msg_type, msg, done) -> None:
-        """Publish `msg` and run cycles until `done()` (for controllers without a box)."""
-        pub = self._publisher(topic, msg_type)
-
-        def check():
-            pub.publish(msg)
-            self.step(1)
-            return done()
-
-        assert self.harness.spin_until(check), f'{topic}: {msg} had no effect'
-
-    def shutdown(self) -> None:
-        self.node.shutdown()
 
 
 def _stepped(urdf_path, params_path):
