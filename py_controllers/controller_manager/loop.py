@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time as _time
+from collections.abc import Callable
 from typing import Any
 
 from rclpy.clock import Clock
@@ -18,6 +19,7 @@ from rclpy.time import Time
 
 from py_controllers.controller_manager.statistics import LoopStatistics
 from py_controllers.realtime_tools import realtime_publisher
+from py_controllers.realtime_tools.cycle_gate import CycleGate
 
 _monotonic_ns = _time.monotonic_ns
 
@@ -41,7 +43,9 @@ class ControlLoop:
         update_rate_hz: int,
         *,
         spin_ns: int = 200_000,
+        guard_ns: int = 300_000,
         statistics: LoopStatistics | None = None,
+        thread_setup: Callable[[], None] | None = None,
     ) -> None:
         self.manager = manager
         self.clock = clock
@@ -49,6 +53,8 @@ class ControlLoop:
         self.period_ns = round(1e9 / update_rate_hz)
         self.spin_ns = min(spin_ns, self.period_ns // 2)
         self.stats = statistics or LoopStatistics(update_rate_hz)
+        self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)
+        self.gate = CycleGate(min(guard_ns, self.period_ns // 2))
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -72,10 +78,13 @@ class ControlLoop:
         return self._thread is not None and self._thread.is_alive()
 
     def _run(self) -> None:
-        realtime_publisher.defer_in_thread(threading.get_ident())
+        if self.thread_setup is not None:
+            self.thread_setup()
+        realtime_publisher.defer_in_thread(threading.get_ident(), self.gate)
         try:
             self._cycle_forever()
         finally:
+            self.gate.close()
             realtime_publisher.defer_in_thread(None)
             realtime_publisher.flush_deferred()
 
@@ -103,8 +112,10 @@ class ControlLoop:
         lock = self.manager.cycle_lock
         clock = self.clock
         clock_type = clock.clock_type
+        gate = self.gate
         last = _monotonic_ns()
         deadline = last + period
+        gate.next_deadline(deadline)
         while not self._stop.is_set():
             sleep_until(deadline, self.spin_ns)
             wake = _monotonic_ns()
@@ -132,3 +143,4 @@ class ControlLoop:
                 stats.overruns += 1
                 stats.missed_periods += missed
                 deadline += missed * period
+            gate.next_deadline(deadline)

@@ -17,7 +17,13 @@ from typing import Any
 
 import rclpy
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import SingleThreadedExecutor
+from rclpy.executors import (
+    Executor,
+    ExternalShutdownException,
+    ShutdownException,
+    SingleThreadedExecutor,
+    TimeoutException,
+)
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -28,6 +34,8 @@ from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.hardware_interface.types import LifecycleStateId
+from py_controllers.realtime_tools import scheduling
+from py_controllers.realtime_tools.cycle_gate import CycleGate
 
 S = LifecycleStateId
 
@@ -43,6 +51,9 @@ DEFAULTS: dict[str, Any] = {
     'defaults.allow_controller_activation_with_inactive_hardware': False,
     'defaults.deactivate_controllers_on_hardware_self_deactivate': True,
     'loop.spin_us': 200,
+    'loop.guard_us': 300,
+    'thread_priority': 50,
+    'lock_memory': False,
 }
 
 
@@ -93,6 +104,8 @@ class ControllerManagerNode:
             self.node.get_clock(),
             rate,
             spin_ns=int(self.param('loop.spin_us')) * 1000,
+            guard_ns=int(self.param('loop.guard_us')) * 1000,
+            thread_setup=self._configure_loop_thread,
         )
         self.services: ManagerServices | None = None
         self._description_sub = None
@@ -117,6 +130,33 @@ class ControllerManagerNode:
                     "Waiting for data on '~/robot_description' topic to finish initialization"
                 ),
             )
+
+    def _configure_loop_thread(self) -> None:
+        """In the loop thread: SCHED_FIFO at `thread_priority` (0 keeps the default
+        scheduler), `cpu_affinity` (an int or a list), `lock_memory`; failures only warn."""
+        log = self.node.get_logger()
+        priority = int(self.param('thread_priority') or 0)
+        if priority > 0:
+            error = scheduling.set_fifo_priority(priority)
+            if error is None:
+                log.info(f'control loop thread: SCHED_FIFO priority {priority}')
+            else:
+                log.warning(
+                    f'could not enable SCHED_FIFO priority {priority} for the control loop '
+                    f'({error}); running with the default scheduler'
+                )
+        affinity = self.param('cpu_affinity')
+        if affinity is not None and affinity != []:
+            cpus = [int(affinity)] if isinstance(affinity, int) else [int(c) for c in affinity]
+            error = scheduling.set_cpu_affinity(cpus)
+            if error is None:
+                log.info(f'control loop thread pinned to CPUs {cpus}')
+            else:
+                log.warning(f'could not set the CPU affinity of the control loop: {error}')
+        if self.param('lock_memory'):
+            error = scheduling.lock_memory()
+            if error is not None:
+                log.warning(f'could not lock the process memory: {error}')
 
     def param(self, name: str) -> Any:
         """Value of one of the manager's own parameters (None when declared without one)."""
@@ -163,6 +203,19 @@ class ControllerManagerNode:
         self.node.destroy_node()
 
 
+def spin_once_between_cycles(executor: Executor, gate: CycleGate, timeout_s: float) -> None:
+    """executor.spin_once(), but the callback starts only outside the loop's window."""
+    try:
+        handler, _, _ = executor.wait_for_ready_callbacks(timeout_sec=timeout_s)
+    except (TimeoutException, ShutdownException, ExternalShutdownException):
+        return
+    gate.wait_clear()
+    handler()
+    exception = handler.exception()
+    if exception is not None:
+        raise exception
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `ros2_control_node`."""
     rclpy.init(
@@ -184,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         while not stop.is_set() and rclpy.ok():
             try:
-                executor.spin_once(timeout_sec=0.1)
+                spin_once_between_cycles(executor, cm.loop.gate, 0.1)
             except Exception as exc:  # a failing callback must not take the manager down
                 cm.node.get_logger().error(f'callback failed: {exc!r}')
     finally:

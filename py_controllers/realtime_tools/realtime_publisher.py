@@ -17,6 +17,8 @@ import queue
 import threading
 from typing import Any, Generic, TypeVar
 
+from py_controllers.realtime_tools.cycle_gate import CycleGate
+
 MsgT = TypeVar('MsgT')
 
 
@@ -36,6 +38,9 @@ class _PublishWorker:
             pub = self._queue.get()
             if pub is None:
                 return
+            gate = _gate
+            if gate is not None:
+                gate.wait_clear()
             pub._publish_and_unlock()
 
 
@@ -43,12 +48,15 @@ _worker: _PublishWorker | None = None
 _worker_lock = threading.Lock()
 _deferring_thread: int | None = None
 _deferred: list[RealtimePublisher] = []
+_gate: CycleGate | None = None
 
 
-def defer_in_thread(thread_id: int | None) -> None:
-    """Hold messages handed over from `thread_id` until flush_deferred() (None: never)."""
-    global _deferring_thread
+def defer_in_thread(thread_id: int | None, gate: CycleGate | None = None) -> None:
+    """Hold messages handed over from `thread_id` until flush_deferred() (None: never);
+    with `gate`, the worker also keeps out of the loop's way while a cycle is due."""
+    global _deferring_thread, _gate
     _deferring_thread = thread_id
+    _gate = gate
 
 
 def flush_deferred() -> None:
