@@ -43,7 +43,7 @@ from py_controllers.hardware.arduino_protocol import (
     ProtocolError,
     ticks_per_frame,
 )
-from py_controllers.hardware.simulated_system import float_param, initial_state
+from py_controllers.hardware.component_params import float_param, initial_state
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import (
     HW_IF_POSITION,

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from py_controllers.hardware.joint_dynamics import first_order_gain, steps_for_period
+from py_controllers.hardware.joint_dynamics import FixedStepIntegrator, first_order_gain
 
 _INF = math.inf
 
@@ -52,7 +52,7 @@ class WheelParams:
                 raise ValueError(f"joint '{joint}': parameter '{name}' must be {rule}")
 
 
-class WheelDynamics:
+class WheelDynamics(FixedStepIntegrator):
     """Independent wheel motors integrated together with numpy.
 
     `position` and `velocity` are the true state; `command` holds each wheel's velocity
@@ -67,13 +67,7 @@ class WheelDynamics:
         max_substeps: int = 1000,
         seed: int = 0,
     ) -> None:
-        if not sim_dt_s > 0.0:
-            raise ValueError(f"parameter 'sim_dt' must be > 0, got {sim_dt_s}")
-        if max_substeps < 1:
-            raise ValueError(f"parameter 'max_substeps' must be >= 1, got {max_substeps}")
-        self.dt_ns = max(round(sim_dt_s * 1e9), 1)
-        self.dt_s = self.dt_ns * 1e-9
-        self.max_substeps = int(max_substeps)
+        super().__init__(sim_dt_s, max_substeps)
         dt = self.dt_s
         self._alpha = np.array([first_order_gain(dt, w.time_constant_s) for w in wheels])
         self._max_velocity = np.array([w.max_velocity for w in wheels], dtype=float)
@@ -95,25 +89,12 @@ class WheelDynamics:
         self.position = np.zeros(n)
         self.velocity = np.zeros(n)
         self.command = np.zeros(n)
-        self._debt_ns = 0
 
     def reset(self, positions: Sequence[float], velocities: Sequence[float] | None = None) -> None:
         """Put the wheels at `positions`, at rest unless `velocities` are given."""
         self.position[:] = np.asarray(positions, dtype=float)
         self.velocity[:] = 0.0 if velocities is None else np.asarray(velocities, dtype=float)
         self._debt_ns = 0
-
-    def advance_ns(self, period_ns: int) -> int:
-        """Simulate `period_ns` nanoseconds in whole internal steps; returns the steps run.
-
-        The remainder is carried to the next call; steps beyond `max_substeps` are dropped.
-        """
-        steps, self._debt_ns = steps_for_period(self._debt_ns, period_ns, self.dt_ns)
-        if steps > self.max_substeps:
-            steps = self.max_substeps
-        for _ in range(steps):
-            self.step()
-        return steps
 
     def step(self) -> None:
         """Advance every wheel by one internal step `dt_s`."""

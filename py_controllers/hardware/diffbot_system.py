@@ -28,21 +28,14 @@ name overrides its default):
 
 from __future__ import annotations
 
-import logging
-import math
 from typing import Any
 
 import numpy as np
 
+from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
 from py_controllers.hardware.diffbot_dynamics import WheelDynamics, WheelParams
-from py_controllers.hardware.simulated_system import (
-    float_param,
-    initial_state,
-    joint_bounds,
-    take_commands,
-)
+from py_controllers.hardware.simulated_component import SimulatedComponent
 from py_controllers.hardware_interface.handle import Handle
-from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import (
     HW_IF_POSITION,
     HW_IF_VELOCITY,
@@ -50,8 +43,6 @@ from py_controllers.hardware_interface.types import (
     LifecycleStateId,
     ReturnType,
 )
-
-_INF = math.inf
 
 # URDF parameter name -> WheelParams field.
 WHEEL_PARAMETERS = {
@@ -63,28 +54,14 @@ WHEEL_PARAMETERS = {
 }
 
 
-class DiffBotSystem(SystemInterface):
+class DiffBotSystem(SimulatedComponent):
     """Velocity-commanded wheels with motor lag, limits, encoder ticks and velocity noise."""
-
-    def on_init(self, info: Any) -> CallbackReturn:
-        super().on_init(info)
-        try:
-            self._configure_from(info)
-        except ValueError as exc:
-            self._log().error(str(exc))
-            return CallbackReturn.ERROR
-        return CallbackReturn.SUCCESS
 
     def _configure_from(self, info: Any) -> None:
         hw = info.hardware_parameters
         where = f"hardware '{info.name}'"
-        self.sim_dt_s = float_param(hw, 'sim_dt', 0.001, where)
-        self.max_substeps = int(float_param(hw, 'max_substeps', 1000, where))
+        self._step_parameters(hw, where)
         self.noise_seed = int(float_param(hw, 'noise_seed', 0, where))
-        if not self.sim_dt_s > 0.0:
-            raise ValueError(f"{where}: parameter 'sim_dt' must be > 0, got {self.sim_dt_s}")
-        if self.max_substeps < 1:
-            raise ValueError(f"{where}: parameter 'max_substeps' must be >= 1")
         if self.noise_seed < 0:
             raise ValueError(f"{where}: parameter 'noise_seed' must be >= 0")
         base = WheelParams()
@@ -125,9 +102,6 @@ class DiffBotSystem(SystemInterface):
             self.wheel_params.append(params)
             self._initial_positions.append(initial_state(joint, HW_IF_POSITION))
 
-    def _log(self) -> Any:
-        return self.logger if self.logger is not None else logging.getLogger(__name__)
-
     # --- lifecycle ----------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
         """Build the wheels at their initial positions (a fresh noise seed) and resolve handles."""
@@ -148,20 +122,8 @@ class DiffBotSystem(SystemInterface):
         self._measured_position = np.zeros(n)
         self._measured_velocity = np.zeros(n)
         self._feeds: list[tuple[int, Handle]] = []
-        self._sync_claims()
+        self._sync()
         self._publish()
-        return CallbackReturn.SUCCESS
-
-    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Let claimed wheel commands drive the motors."""
-        self._active = True
-        self._sync_claims()
-        return CallbackReturn.SUCCESS
-
-    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Ignore commands from now on: the wheels brake to rest."""
-        self._active = False
-        self._sync_claims()
         return CallbackReturn.SUCCESS
 
     def perform_command_mode_switch(
@@ -174,10 +136,10 @@ class DiffBotSystem(SystemInterface):
                 i = self._index.get(prefix)
                 if i is not None and itf == HW_IF_VELOCITY:
                     self._claimed[i] = claimed
-        self._sync_claims()
+        self._sync()
         return ReturnType.OK
 
-    def _sync_claims(self) -> None:
+    def _sync(self) -> None:
         """Feed the claimed wheels while active; every other wheel is commanded 0."""
         was_fed = {i for i, _ in self._feeds}
         feeds = []
@@ -189,15 +151,6 @@ class DiffBotSystem(SystemInterface):
                 self.dynamics.command[i] = 0.0
         self._feeds = feeds
 
-    # --- the loop -----------------------------------------------------------------
-    def read(self, time: Any, period: Any) -> ReturnType:
-        """Take the wheel commands, integrate over `period`, report encoder readings."""
-        if not take_commands(self._feeds, self.dynamics.command, self._log):
-            return ReturnType.ERROR
-        if self.dynamics.advance_ns(period.nanoseconds):
-            self._publish()
-        return ReturnType.OK
-
     def _publish(self) -> None:
         self.dynamics.measure(self._measured_position, self._measured_velocity)
         positions = self._measured_position.tolist()
@@ -206,7 +159,3 @@ class DiffBotSystem(SystemInterface):
             handle.value = positions[i]
         for i, handle in enumerate(self._velocity_handles):
             handle.value = velocities[i]
-
-    def write(self, time: Any, period: Any) -> ReturnType:
-        """Nothing to send: read() applies the commands."""
-        return ReturnType.OK

@@ -99,7 +99,38 @@ def steps_for_period(debt_ns: int, period_ns: int, dt_ns: int) -> tuple[int, int
     return steps, debt_ns - steps * dt_ns
 
 
-class JointDynamics:
+class FixedStepIntegrator:
+    """Cuts the time given to `advance_ns` into whole steps of `dt_ns`; subclasses `step()`.
+
+    The remainder is carried to the next call; steps beyond `max_substeps` in one call (a
+    long stall) are dropped, so that time is lost rather than simulated late.
+    """
+
+    def __init__(self, sim_dt_s: float, max_substeps: int) -> None:
+        if not sim_dt_s > 0.0:
+            raise ValueError(f"parameter 'sim_dt' must be > 0, got {sim_dt_s}")
+        if max_substeps < 1:
+            raise ValueError(f"parameter 'max_substeps' must be >= 1, got {max_substeps}")
+        self.dt_ns = max(round(sim_dt_s * 1e9), 1)
+        self.dt_s = self.dt_ns * 1e-9
+        self.max_substeps = int(max_substeps)
+        self._debt_ns = 0
+
+    def step(self) -> None:
+        """Advance the state by one step of `dt_s`."""
+        raise NotImplementedError
+
+    def advance_ns(self, period_ns: int) -> int:
+        """Simulate `period_ns` nanoseconds in whole steps; returns the steps run."""
+        steps, self._debt_ns = steps_for_period(self._debt_ns, period_ns, self.dt_ns)
+        if steps > self.max_substeps:
+            steps = self.max_substeps
+        for _ in range(steps):
+            self.step()
+        return steps
+
+
+class JointDynamics(FixedStepIntegrator):
     """Any number of independent rigid joints, integrated together with numpy.
 
     `position`, `velocity`, `acceleration` (over the last internal step) and `effort`
@@ -114,13 +145,7 @@ class JointDynamics:
         sim_dt_s: float = 0.001,
         max_substeps: int = 1000,
     ) -> None:
-        if not sim_dt_s > 0.0:
-            raise ValueError(f"parameter 'sim_dt' must be > 0, got {sim_dt_s}")
-        if max_substeps < 1:
-            raise ValueError(f"parameter 'max_substeps' must be >= 1, got {max_substeps}")
-        self.dt_ns = max(round(sim_dt_s * 1e9), 1)
-        self.dt_s = self.dt_ns * 1e-9
-        self.max_substeps = int(max_substeps)
+        super().__init__(sim_dt_s, max_substeps)
         dt = self.dt_s
 
         def column(values: list[float]) -> np.ndarray:
@@ -165,7 +190,6 @@ class JointDynamics:
         self.command = np.zeros(n)
         self.mode = np.full(n, MODE_PASSIVE, dtype=np.int8)
         self._refresh_mode_masks()
-        self._debt_ns = 0
 
     def set_mode(self, index: int, mode: int) -> None:
         """Put joint `index` in command mode `mode` (a MODE_* constant); not for the loop."""
@@ -189,19 +213,6 @@ class JointDynamics:
         self.acceleration[:] = 0.0
         self.effort[:] = 0.0
         self._debt_ns = 0
-
-    def advance_ns(self, period_ns: int) -> int:
-        """Simulate `period_ns` nanoseconds in whole internal steps; returns the steps run.
-
-        Time that does not fill a step is carried to the next call. More than
-        `max_substeps` steps in one call (a long stall) are dropped: that time is lost.
-        """
-        steps, self._debt_ns = steps_for_period(self._debt_ns, period_ns, self.dt_ns)
-        if steps > self.max_substeps:
-            steps = self.max_substeps
-        for _ in range(steps):
-            self.step()
-        return steps
 
     def _servo_velocity(self) -> np.ndarray:
         """The velocity each servo wants at the end of this step (ignored elsewhere)."""

@@ -41,12 +41,9 @@ interfaces' `initial_value` (position falls back to the position command's), els
 
 from __future__ import annotations
 
-import logging
-import math
-from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
 from py_controllers.hardware.joint_dynamics import (
     MODE_EFFORT,
     MODE_PASSIVE,
@@ -55,8 +52,8 @@ from py_controllers.hardware.joint_dynamics import (
     JointDynamics,
     JointParams,
 )
+from py_controllers.hardware.simulated_component import SimulatedComponent
 from py_controllers.hardware_interface.handle import Handle
-from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
 from py_controllers.hardware_interface.types import (
     HW_IF_ACCELERATION,
     HW_IF_EFFORT,
@@ -67,7 +64,6 @@ from py_controllers.hardware_interface.types import (
     ReturnType,
 )
 
-_INF = math.inf
 _MODE_CODES = {
     HW_IF_EFFORT: MODE_EFFORT,
     HW_IF_VELOCITY: MODE_VELOCITY,
@@ -86,106 +82,13 @@ JOINT_PARAMETERS = {
 }
 
 
-@dataclass
-class JointBounds:
-    """The limits a simulated joint obeys; infinite where there is none."""
-
-    lower: float = -_INF
-    upper: float = _INF
-    max_velocity: float = _INF
-    max_effort: float = _INF
-    max_acceleration: float = _INF
-
-
-def float_param(params: Mapping[str, str], name: str, default: float, where: str) -> float:
-    """`params[name]` as a float (`default` if absent); ValueError naming `where` if bad."""
-    text = params.get(name)
-    if text is None or str(text).strip() == '':
-        return default
-    try:
-        return float(text)
-    except ValueError:
-        raise ValueError(f"{where}: parameter '{name}' is not a number: '{text}'") from None
-
-
-def joint_bounds(info: Any, joint: Any) -> JointBounds:
-    """Limits of `joint` from `info.limits` if it has them, else from its interfaces' min/max."""
-    limits = (getattr(info, 'limits', None) or {}).get(joint.name)
-    if limits is not None:
-        bounds = JointBounds()
-        if getattr(limits, 'has_position_limits', False):
-            bounds.lower, bounds.upper = float(limits.lower), float(limits.upper)
-        if getattr(limits, 'has_velocity_limits', False):
-            bounds.max_velocity = abs(float(limits.velocity))
-        if getattr(limits, 'has_effort_limits', False):
-            bounds.max_effort = abs(float(limits.effort))
-        if getattr(limits, 'has_acceleration_limits', False):
-            bounds.max_acceleration = abs(float(limits.acceleration))
-        return bounds
-    return _interface_bounds(joint)
-
-
-def _interface_bounds(joint: Any) -> JointBounds:
-    bounds = JointBounds()
-    where = f"joint '{joint.name}'"
-    for itf in joint.command_interfaces:
-        low = float_param({'min': itf.min}, 'min', -_INF, where)
-        high = float_param({'max': itf.max}, 'max', _INF, where)
-        if itf.name == HW_IF_POSITION:
-            bounds.lower, bounds.upper = low, high
-        elif itf.name in (HW_IF_VELOCITY, HW_IF_EFFORT, HW_IF_ACCELERATION):
-            bound = min(abs(low), abs(high))  # symmetric: the tighter side
-            setattr(bounds, f'max_{itf.name}', bound)
-    return bounds
-
-
-def initial_state(joint: Any, name: str, fallback_command: bool = False) -> float:
-    """Initial value of state interface `name` of `joint` (else its command's, if asked), or 0."""
-    sources = [joint.state_interfaces] + ([joint.command_interfaces] if fallback_command else [])
-    for interfaces in sources:
-        for itf in interfaces:
-            if itf.name == name:
-                value = initial_value(itf.initial_value)
-                if not math.isnan(value):
-                    return value
-    return 0.0
-
-
-def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
-    """Copy claimed command handles into `command[i]`; NaN keeps the last value, an
-    infinite command is refused (False, logged): shared by the simulated components."""
-    for i, handle in feeds:
-        value = handle.value
-        if value != value:  # NaN: keep the last command
-            continue
-        if value == _INF or value == -_INF:
-            log().error(f"'{handle.name}' is infinite; refusing to simulate it")
-            return False
-        command[i] = value
-    return True
-
-
-class SimulatedSystem(SystemInterface):
+class SimulatedSystem(SimulatedComponent):
     """Joints simulated as rigid bodies, commanded in effort, velocity or position mode."""
-
-    def on_init(self, info: Any) -> CallbackReturn:
-        super().on_init(info)
-        try:
-            self._configure_from(info)
-        except ValueError as exc:
-            self._log().error(str(exc))
-            return CallbackReturn.ERROR
-        return CallbackReturn.SUCCESS
 
     def _configure_from(self, info: Any) -> None:
         hw = info.hardware_parameters
         where = f"hardware '{info.name}'"
-        self.sim_dt_s = float_param(hw, 'sim_dt', 0.001, where)
-        self.max_substeps = int(float_param(hw, 'max_substeps', 1000, where))
-        if not self.sim_dt_s > 0.0:
-            raise ValueError(f"{where}: parameter 'sim_dt' must be > 0, got {self.sim_dt_s}")
-        if self.max_substeps < 1:
-            raise ValueError(f"{where}: parameter 'max_substeps' must be >= 1")
+        self._step_parameters(hw, where)
         base = JointParams()
         defaults = {
             field: float_param(hw, name, getattr(base, field), where)
@@ -222,9 +125,6 @@ class SimulatedSystem(SystemInterface):
             self._initial_positions.append(initial_state(joint, HW_IF_POSITION, True))
             self._initial_velocities.append(initial_state(joint, HW_IF_VELOCITY))
 
-    def _log(self) -> Any:
-        return self.logger if self.logger is not None else logging.getLogger(__name__)
-
     # --- lifecycle ----------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
         """Build the simulation at the initial state and resolve every handle once."""
@@ -251,20 +151,8 @@ class SimulatedSystem(SystemInterface):
                 if handle is not None:
                     self._outputs.append((handle, k, i))
         self._feeds: list[tuple[int, Handle]] = []
-        self._sync_modes()
+        self._sync()
         self._publish()
-        return CallbackReturn.SUCCESS
-
-    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Let the claimed command interfaces drive their joints."""
-        self._active = True
-        self._sync_modes()
-        return CallbackReturn.SUCCESS
-
-    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Ignore commands from now on: every joint goes passive."""
-        self._active = False
-        self._sync_modes()
         return CallbackReturn.SUCCESS
 
     # --- command modes ------------------------------------------------------------
@@ -316,10 +204,10 @@ class SimulatedSystem(SystemInterface):
         except ValueError as exc:
             self._log().error(str(exc))
             return ReturnType.ERROR
-        self._sync_modes()
+        self._sync()
         return ReturnType.OK
 
-    def _sync_modes(self) -> None:
+    def _sync(self) -> None:
         """Apply the claims to the simulation; a joint entering a mode starts by holding."""
         dyn = self.dynamics
         feeds = []
@@ -332,15 +220,6 @@ class SimulatedSystem(SystemInterface):
                 feeds.append((i, self._commands[i][itf]))
         self._feeds = feeds
 
-    # --- the loop -----------------------------------------------------------------
-    def read(self, time: Any, period: Any) -> ReturnType:
-        """Take the claimed commands, integrate over `period`, report the new states."""
-        if not take_commands(self._feeds, self.dynamics.command, self._log):
-            return ReturnType.ERROR
-        if self.dynamics.advance_ns(period.nanoseconds):
-            self._publish()
-        return ReturnType.OK
-
     def _publish(self) -> None:
         dyn = self.dynamics
         arrays = (
@@ -351,7 +230,3 @@ class SimulatedSystem(SystemInterface):
         )
         for handle, k, i in self._outputs:
             handle.value = arrays[k][i]
-
-    def write(self, time: Any, period: Any) -> ReturnType:
-        """Nothing to send: read() applies the commands."""
-        return ReturnType.OK

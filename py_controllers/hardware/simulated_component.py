@@ -1,0 +1,97 @@
+"""What the simulated components share: init error handling, activation, the read cycle.
+
+A subclass parses its description in `_configure_from` (ValueError for anything wrong),
+builds `self.dynamics` (a `FixedStepIntegrator`) in on_configure, keeps `self._feeds`
+(joint index, command handle) in step with the claims in `_sync()`, and writes its states
+to the handles in `_publish()`. Physics advance in read(); write() has nothing to send.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from py_controllers.hardware.component_params import float_param
+from py_controllers.hardware_interface.hardware_component import SystemInterface
+from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+
+_INF = math.inf
+
+
+def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
+    """Copy claimed command handles into `command[i]`; NaN keeps the last value, an
+    infinite command is refused (False, logged): shared by the simulated components."""
+    for i, handle in feeds:
+        value = handle.value
+        if value != value:  # NaN: keep the last command
+            continue
+        if value == _INF or value == -_INF:
+            log().error(f"'{handle.name}' is infinite; refusing to simulate it")
+            return False
+        command[i] = value
+    return True
+
+
+class SimulatedComponent(SystemInterface):
+    """Base of the simulated systems: see the module docstring for what a subclass fills."""
+
+    dynamics: Any
+    _feeds: list[tuple[int, Any]]
+
+    def on_init(self, info: Any) -> CallbackReturn:
+        super().on_init(info)
+        self._active = False
+        try:
+            self._configure_from(info)
+        except ValueError as exc:
+            self._log().error(str(exc))
+            return CallbackReturn.ERROR
+        return CallbackReturn.SUCCESS
+
+    def _configure_from(self, info: Any) -> None:
+        raise NotImplementedError
+
+    def _step_parameters(self, hw: dict[str, str], where: str) -> None:
+        """`sim_dt` (s, > 0, default 0.001) and `max_substeps` (>= 1, default 1000)."""
+        self.sim_dt_s = float_param(hw, 'sim_dt', 0.001, where)
+        self.max_substeps = int(float_param(hw, 'max_substeps', 1000, where))
+        if not self.sim_dt_s > 0.0:
+            raise ValueError(f"{where}: parameter 'sim_dt' must be > 0, got {self.sim_dt_s}")
+        if self.max_substeps < 1:
+            raise ValueError(f"{where}: parameter 'max_substeps' must be >= 1")
+
+    def _log(self) -> Any:
+        return self.logger if self.logger is not None else logging.getLogger(type(self).__module__)
+
+    def _sync(self) -> None:
+        """Bring the simulation and `self._feeds` in line with the claims and activity."""
+        raise NotImplementedError
+
+    def _publish(self) -> None:
+        """Write the simulated states into the state handles."""
+        raise NotImplementedError
+
+    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Let the claimed command interfaces drive the simulation."""
+        self._active = True
+        self._sync()
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Ignore commands from now on."""
+        self._active = False
+        self._sync()
+        return CallbackReturn.SUCCESS
+
+    def read(self, time: Any, period: Any) -> ReturnType:
+        """Take the claimed commands, integrate over `period`, report the new states."""
+        if not take_commands(self._feeds, self.dynamics.command, self._log):
+            return ReturnType.ERROR
+        if self.dynamics.advance_ns(period.nanoseconds):
+            self._publish()
+        return ReturnType.OK
+
+    def write(self, time: Any, period: Any) -> ReturnType:
+        """Nothing to send: read() applies the commands."""
+        return ReturnType.OK
