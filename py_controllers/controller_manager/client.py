@@ -191,3 +191,7 @@ class ControllerManagerClient:
         """The loop statistics as a dict."""
         res = self.call(Trigger, 'get_statistics', Trigger.Request())
         return json.loads(res.message)
+
+    def reset_statistics(self) -> None:
+        """Start a new statistics window."""
+        self.call(Trigger, 'reset_statistics', Trigger.Request())

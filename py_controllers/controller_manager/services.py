@@ -48,6 +48,7 @@ class ManagerServices:
         srv(cm_srv.SetHardwareComponentState, '~/set_hardware_component_state', self._set_hw)
         srv(cm_srv.ReloadControllerLibraries, '~/reload_controller_libraries', self._reload)
         srv(Trigger, '~/get_statistics', self._get_statistics)
+        srv(Trigger, '~/reset_statistics', self._reset_statistics)
         latched = QoSProfile(
             depth=1,
             reliability=ReliabilityPolicy.RELIABLE,
@@ -210,6 +211,15 @@ class ManagerServices:
     def _get_statistics(self, request: Any, response: Any) -> Any:
         response.success = True
         response.message = json.dumps(self.statistics())
+        return response
+
+    def _reset_statistics(self, request: Any, response: Any) -> Any:
+        """Start a new measurement window (a sample recorded meanwhile may be lost)."""
+        self.loop.stats.clear()
+        for spec in list(self.cm.controllers.values()):
+            spec.execution.clear()
+        response.success = True
+        response.message = 'statistics cleared'
         return response
 
     def _publish_diagnostics(self) -> None:

@@ -101,6 +101,12 @@ class LoopStatistics:
         self.overruns = 0
         self.missed_periods = 0
 
+    def clear(self) -> None:
+        """Forget every sample and counter: a new measurement window starts."""
+        for recorder in (self.period, self.lateness, self.execution, self.read, self.write):
+            recorder.clear()
+        self.cycles = self.overruns = self.missed_periods = 0
+
     def snapshot(self, controllers: dict[str, RingRecorder] | None = None) -> dict:
         """Everything as plain data (for the statistics topic and service)."""
         periods = self.period.samples()

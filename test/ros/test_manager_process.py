@@ -151,6 +151,12 @@ def test_statistics_are_available(ros, spawned):
     assert stats['cycles'] > 0
     assert stats['period']['count'] > 0
     assert 'forward_position_controller' in stats['controllers']
+    # a new window: the counters start again from zero and fill up again
+    cm = ros.manager()
+    cm.reset_statistics()
+    fresh = cm.statistics()
+    assert fresh['cycles'] < stats['cycles']
+    assert ros.spin_until(lambda: cm.statistics()['period']['count'] >= 5)
 
 
 def test_spawner_param_file_inactive_and_unspawner(ros, spawned, tmp_path):
