@@ -64,6 +64,7 @@ class ControllerManager:
         self.admin_lock = threading.RLock()
         self._active: tuple[ControllerSpec, ...] = ()
         self.activity_version = 0
+        self.on_change: Callable[[], None] | None = None  # e.g. wakes the ~/activity publisher
 
     # --- queries ----------------------------------------------------------------------
     def state_of(self, name: str) -> LifecycleStateId:
@@ -377,6 +378,11 @@ class ControllerManager:
 
     def _changed(self) -> None:
         self.activity_version += 1
+        if self.on_change is not None:
+            try:
+                self.on_change()
+            except Exception as exc:  # the node is already gone at shutdown: nobody listens
+                self.logger.debug(f'activity notification dropped: {exc!r}')
 
     # --- failures ----------------------------------------------------------------------
     def deactivate_after_error(self, names: Iterable[str], why: str) -> None:

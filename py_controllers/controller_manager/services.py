@@ -59,7 +59,10 @@ class ManagerServices:
         )
         self._diag_pub = node.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._activity_seen = -1
-        node.create_timer(0.1, self._publish_activity_if_changed)
+        # ~/activity goes out when something changed: the manager wakes this guard condition.
+        wake = node.create_guard_condition(self._publish_activity_if_changed)
+        manager.on_change = wake.trigger
+        self._publish_activity_if_changed()
         node.create_timer(1.0, self._publish_diagnostics)
 
     # --- controllers -------------------------------------------------------------

@@ -189,6 +189,7 @@ class JointTrajectoryController(ControllerInterface):
         self._entities: list[tuple[str, Any]] = []
         self._action_server: ActionServer | None = None
         self._monitor_timer = None
+        self._wake = None
         self._box: RealtimeBox[_Command | None] = RealtimeBox(None)
         self._goal_ctx: _GoalContext | None = None
         self._open_goals: list[_GoalContext] = []
@@ -428,12 +429,17 @@ class JointTrajectoryController(ControllerInterface):
             handle_accepted_callback=self._on_goal_accepted,
             cancel_callback=self._on_cancel,
         )
+        # Feedback goes out at action_monitor_rate while a goal is open; the timer sleeps
+        # otherwise, and the loop wakes the monitor itself when it has logs or an outcome.
         self._monitor_timer = node.create_timer(
             1.0 / float(params.action_monitor_rate),
             self._monitor,
             clock=Clock(clock_type=ClockType.STEADY_TIME),
         )
+        self._monitor_timer.cancel()
         entities.append(('timer', self._monitor_timer))
+        self._wake = node.create_guard_condition(self._monitor)
+        entities.append(('guard_condition', self._wake))
         self._entities = entities
 
     def on_cleanup(self, previous_state: Any) -> CallbackReturn:
@@ -452,6 +458,7 @@ class JointTrajectoryController(ControllerInterface):
 
     def _destroy_ros_entities(self) -> None:
         node = self.get_node()
+        self._wake = None
         for kind, entity in self._entities:
             getattr(node, f'destroy_{kind}')(entity)
         self._entities = []
@@ -703,7 +710,7 @@ class JointTrajectoryController(ControllerInterface):
             if not pid.set_gains(gains):
                 errors.append(f'gains.{joint}: {pid.last_gains_error}')
         if errors:
-            self._rt_log.append(('error', f'new PID gains ignored: {"; ".join(errors)}'))
+            self._log_rt('error', f'new PID gains ignored: {"; ".join(errors)}')
 
     def _install_rt(self, command: _Command) -> None:
         if command.trajectory is None:
@@ -823,14 +830,14 @@ class JointTrajectoryController(ControllerInterface):
                         'Aborted due to path tolerance violation',
                     ),
                 )
-                self._rt_log.append(('warning', 'Aborted due to state tolerance violation'))
+                self._log_rt('warning', 'Aborted due to state tolerance violation')
                 self._stop_rt()
             elif not before_last:
                 if not outside_goal:
                     self._finish_rt(
                         goal, (_SUCCEED, _Result.SUCCESSFUL, 'Goal successfully reached!')
                     )
-                    self._rt_log.append(('info', 'Goal reached, success!'))
+                    self._log_rt('info', 'Goal reached, success!')
                     self._trajectory = success_trajectory(trajectory)
                     self._holding = True
                 elif not within_goal_time or timed_out:
@@ -843,22 +850,33 @@ class JointTrajectoryController(ControllerInterface):
                         )
                     self._violation_rt(tolerances, err_vel, err_acc, path=False)
                     self._finish_rt(goal, (_ABORT, _Result.GOAL_TOLERANCE_VIOLATED, text))
-                    self._rt_log.append(('warning', text))
+                    self._log_rt('warning', text)
                     self._stop_rt()
         elif not path_ok:
             self._violation_rt(tolerances, err_vel, err_acc, path=True)
-            self._rt_log.append(('error', 'Holding position due to state tolerance violation'))
+            self._log_rt('error', 'Holding position due to state tolerance violation')
             self._stop_rt()
         elif not before_last and not within_goal_time:
             self._violation_rt(tolerances, err_vel, err_acc, path=False)
-            self._rt_log.append(('error', 'Exceeded goal_time_tolerance: holding position...'))
+            self._log_rt('error', 'Exceeded goal_time_tolerance: holding position...')
             self._stop_rt()
         elif timed_out:
-            self._rt_log.append(('warning', 'Aborted due to command timeout'))
+            self._log_rt('warning', 'Aborted due to command timeout')
             self._stop_rt()
+
+    def _log_rt(self, level: str, text: str) -> None:
+        """Hand a log line to the monitor (the loop never logs itself)."""
+        self._rt_log.append((level, text))
+        self._wake_monitor()
+
+    def _wake_monitor(self) -> None:
+        wake = self._wake
+        if wake is not None:
+            wake.trigger()
 
     def _finish_rt(self, goal: _GoalContext, outcome: tuple[str, int, str]) -> None:
         goal.outcomes.append(outcome)
+        self._wake_monitor()
         self._active_goal = None
 
     def _violation_rt(
@@ -873,7 +891,7 @@ class JointTrajectoryController(ControllerInterface):
         limits = tolerances.state_tolerance if path else tolerances.goal_state_tolerance
         what = 'State tolerances failed' if path else 'Goal tolerances failed'
         for line in tolerance_violations(self.joints, self._err_pos, err_vel, err_acc, limits):
-            self._rt_log.append(('error', f'{what}: {line}'))
+            self._log_rt('error', f'{what}: {line}')
 
     def _write_commands_rt(self, desired: SampleResult, nxt: SampleResult, dt_s: float) -> None:
         identity = self._cmd_identity
@@ -1133,6 +1151,7 @@ class JointTrajectoryController(ControllerInterface):
         _start_executing(goal_handle)
         with self._finish_lock:
             self._open_goals.append(ctx)
+        self._monitor_timer.reset()
         try:
             trajectory = self._to_trajectory(goal.trajectory, _points_of(goal.trajectory), params)
         except ValueError as exc:
@@ -1199,6 +1218,10 @@ class JointTrajectoryController(ControllerInterface):
                 with ctx.feedback_lock:
                     ctx.feedback_fresh = False
                     ctx.goal_handle.publish_feedback(ctx.feedback)
+        with self._finish_lock:
+            idle = not self._open_goals
+        if idle and self._monitor_timer is not None:
+            self._monitor_timer.cancel()
 
     def _terminate(self, ctx: _GoalContext, outcome: tuple[str, int, str]) -> None:
         """Finish a goal handle once (non-realtime): state, then the result to the client."""
