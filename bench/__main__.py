@@ -1,85 +1,210 @@
-"""`make bench`: loop periodicity and per-cycle cost of ros2_control_node vs the bare floor.
+"""`make bench`: how close ros2_control_node comes to this machine's floor, in tables.
 
-Runs the manager with the example config at 100 Hz and 1 kHz, spawns its controllers,
-lets it run, reads the statistics service, and prints tables.
+1 loop floor vs manager (demo robot under load, 1 kHz)   4 scaling in joints and controllers
+2 per-cycle cost at 100 Hz and 1 kHz, per controller     5 CPU use of an idle manager
+3 topic-to-hardware command latency                      6 start-up to active controllers
+
+Every figure comes from this run on this machine; nothing here is asserted by the tests.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
+import statistics
 import sys
-import tempfile
-import time
 
+from bench.command_latency import latency_run
+from bench.common import table, verdict
+from bench.cpu_idle import idle_cpu_run
+from bench.demo_load import demo_run
 from bench.floor import bare_loop
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from bench.scaling import forward_run, jtc_run
+from bench.startup_time import startup_run
+
+TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup')
 
 
-def manager_run(rate_hz: int, seconds: float) -> dict:
-    """Statistics of ros2_control_node at `rate_hz` with the minimal example running."""
-    with tempfile.NamedTemporaryFile('w', suffix='.yaml', delete=False) as f:
-        f.write(f'controller_manager:\n  ros__parameters:\n    update_rate: {rate_hz}\n')
-        rate_file = f.name
-    with (
-        ManagerProcess(
-            [CONFIG / 'minimal_controllers.yaml', rate_file], CONFIG / 'minimal_robot.urdf'
-        ) as proc,
-        RosHarness('bench') as ros,
-    ):
-        result = run_tool('spawner', 'joint_state_broadcaster', 'forward_position_controller')
-        if result.returncode != 0:
-            raise RuntimeError(result.stderr + proc.output())
-        cm = ros.manager()
-        cm.statistics()  # the manager is up; asking again only at the end keeps it undisturbed
-        end = time.monotonic() + seconds
-        ros.spin_until(lambda: time.monotonic() >= end, timeout_s=seconds + 1)
-        stats = cm.statistics()
-    os.unlink(rate_file)
-    return stats
+def _lateness_row(label: str, s: dict) -> list:
+    late = s['lateness']
+    overrun_pct = 100.0 * s['overruns'] / max(s['cycles'], 1)
+    return [
+        label,
+        s['measured_rate_hz'],
+        late['p50_us'],
+        late['p99_us'],
+        late['p999_us'],
+        late['max_us'],
+        f'{s["overruns"]} ({overrun_pct:.2f} %)',
+    ]
 
 
-def row(label: str, s: dict) -> str:
-    return (
-        f'| {label:<28} | {s["mean_us"]:9.1f} | {s["stddev_us"]:8.1f} | {s["p50_us"]:8.1f} | '
-        f'{s["p99_us"]:8.1f} | {s["p999_us"]:8.1f} | {s["max_us"]:9.1f} |'
+def loop_table(demo_1k: dict, floor: dict, targets: list) -> None:
+    print('\n## 1. Loop floor vs manager, 1 kHz, demo robot under load\n')
+    print('Lateness is wake-up minus deadline (us); the floor is an empty loop, same thread')
+    print('scheduling, same final spin, run just before the manager.\n')
+    headers = ['loop', 'rate Hz', 'p50', 'p99', 'p99.9', 'max', 'overruns']
+    print(table(headers, [_lateness_row('bare Python', floor), _lateness_row('manager', demo_1k)]))
+    ratio = demo_1k['lateness']['p99_us'] / max(floor['lateness']['p99_us'], 1e-9)
+    rate_error = abs(demo_1k['measured_rate_hz'] - 1000.0) / 10.0
+    overrun_pct = 100.0 * demo_1k['overruns'] / max(demo_1k['cycles'], 1)
+    print(f'\np99 manager/floor = {ratio:.1f}x; trajectory goal: {demo_1k["goal"]}')
+    targets += [
+        ('1 kHz mean rate within 0.5 %', f'{rate_error:.2f} % off', rate_error <= 0.5),
+        ('p99 lateness <= 1.5x the floor', f'{ratio:.1f}x', ratio <= 1.5),
+        ('overruns < 0.1 %', f'{overrun_pct:.2f} %', overrun_pct < 0.1),
+    ]
+
+
+def cost_table(runs: dict[int, dict], targets: list) -> None:
+    print('\n## 2. Per-cycle cost, demo robot under load (us)\n')
+    rates = sorted(runs)
+    headers = ['part'] + [f'{r} Hz {k}' for r in rates for k in ('mean', 'p99')]
+    parts = [('read + update + write', 'execution'), ('read (3 components)', 'read')]
+    parts.append(('write', 'write'))
+    rows = [
+        [label] + [runs[r][key][k] for r in rates for k in ('mean_us', 'p99_us')]
+        for label, key in parts
+    ]
+    names = sorted(set().union(*(runs[r]['controllers'] for r in rates)))
+    for name in names:
+        rows.append(
+            [f'update: {name}']
+            + [
+                runs[r]['controllers'].get(name, {}).get(k, 0.0)
+                for r in rates
+                for k in ('mean_us', 'p99_us')
+            ]
+        )
+    print(table(headers, rows))
+    if 1000 in runs:
+        mean = runs[1000]['execution']['mean_us']
+        targets.append(('demo cycle < 150 us mean at 1 kHz', f'{mean:.0f} us', mean < 150.0))
+
+
+def latency_table(targets: list) -> None:
+    print('\n## 3. Command latency: publish on ~/commands (other process) -> hardware write\n')
+    rows = []
+    for rate in (100, 1000):
+        r = latency_run(rate)
+        limit = r['period_us'] + 500.0
+        rows.append(
+            [
+                f'{rate} Hz',
+                f'{r["received"]}/{r["sent"]}',
+                r['p50_us'],
+                r['p99_us'],
+                r['max_us'],
+                limit,
+            ]
+        )
+        targets.append(
+            (
+                f'latency p50 < period + 0.5 ms at {rate} Hz',
+                f'{r["p50_us"]:.0f} us',
+                r['p50_us'] < limit,
+            )
+        )
+    print(table(['rate', 'received', 'p50 us', 'p99 us', 'max us', 'target p50 us'], rows))
+
+
+def scaling_table(seconds: float, targets: list) -> None:
+    print('\n## 4. Scaling at 1 kHz, mock hardware (us)\n')
+    rows = []
+    costs = {}
+    for n in (6, 30, 100, 300):
+        s = jtc_run(n, seconds)
+        jtc = s['controllers']['jtc']['mean_us']
+        costs[n] = jtc
+        rows.append(
+            [
+                f'{n} joints: quintic JTC + broadcaster',
+                s['execution']['mean_us'],
+                s['execution']['p99_us'],
+                f'JTC {jtc:.0f}, broadcaster '
+                f'{s["controllers"]["joint_state_broadcaster"]["mean_us"]:.0f}',
+                s['measured_rate_hz'],
+                s['overruns'],
+            ]
+        )
+    for n in (1, 10, 50):
+        s = forward_run(n, seconds)
+        each = statistics.fmean(c['mean_us'] for c in s['controllers'].values())
+        rows.append(
+            [
+                f'{n} forward controllers',
+                s['execution']['mean_us'],
+                s['execution']['p99_us'],
+                f'{each:.1f} each',
+                s['measured_rate_hz'],
+                s['overruns'],
+            ]
+        )
+    print(table(['what', 'cycle mean', 'cycle p99', 'update', 'rate Hz', 'overruns'], rows))
+    per_joint_small = costs[6] / 6
+    per_joint_large = costs[300] / 300
+    targets += [
+        ('100-joint quintic JTC < 300 us', f'{costs[100]:.0f} us', costs[100] < 300.0),
+        (
+            'JTC cost no worse than linear in joints',
+            f'{per_joint_small:.1f} us/joint at 6, {per_joint_large:.2f} at 300',
+            per_joint_large <= per_joint_small,
+        ),
+    ]
+
+
+def cpu_table(seconds: float, targets: list) -> None:
+    print('\n## 5. CPU of an idle manager (demo controllers active, no commands), % of a core\n')
+    rows = [[f'{rate} Hz', idle_cpu_run(rate, seconds)] for rate in (100, 1000)]
+    print(table(['rate', 'CPU %'], rows))
+    targets.append(('idle at 100 Hz < 5 % of a core', f'{rows[0][1]:.1f} %', rows[0][1] < 5.0))
+
+
+def startup_table(targets: list) -> None:
+    print('\n## 6. Start-up: ros2_control_node + spawner to all demo controllers active\n')
+    runs = [startup_run() for _ in range(3)]
+    total = statistics.median(r[0] for r in runs)
+    spawner = statistics.median(r[1] for r in runs)
+    print(
+        table(
+            ['median of 3', 'seconds'],
+            [['to all active', total], ['of which spawner start-up', spawner]],
+        )
     )
+    targets.append(('start-up to active controllers < 2 s', f'{total:.2f} s', total < 2.0))
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog='bench', description=__doc__.splitlines()[0])
-    p.add_argument('--seconds', type=float, default=5.0, help='run time per rate')
-    p.add_argument('--rates', type=int, nargs='+', default=[100, 1000])
+    p.add_argument('--seconds', type=float, default=5.0, help='measuring window per run')
+    p.add_argument('--only', nargs='+', choices=TABLES, default=list(TABLES))
     args = p.parse_args(argv)
-    print(f'machine: {os.cpu_count()} cores, python {sys.version.split()[0]}')
-    header = (
-        '| what                         |  mean us |  std us |  p50 us |  p99 us | p99.9 us |'
-        '   max us |\n|---|---:|---:|---:|---:|---:|---:|'
+    os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
+    os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
+    print(
+        f'# py_controllers bench\n\nmachine: {platform.machine()}, {os.cpu_count()} cores, '
+        f'{platform.platform()}, Python {sys.version.split()[0]}'
     )
-    for rate in args.rates:
-        floor = bare_loop(rate, args.seconds)
-        stats = manager_run(rate, args.seconds)
-        print(
-            f'\n## {rate} Hz, {args.seconds:g} s each (periods are absolute, lateness is '
-            'wake-up minus deadline)\n'
-        )
-        print(header)
-        print(row('floor: period', floor['period']))
-        print(row('floor: lateness', floor['lateness']))
-        print(row('manager: period', stats['period']))
-        print(row('manager: lateness', stats['lateness']))
-        print(row('manager: read+update+write', stats['execution']))
-        print(row('manager: read', stats['read']))
-        print(row('manager: write', stats['write']))
-        for name, s in sorted(stats.get('controllers', {}).items()):
-            print(row(f'update: {name}', s))
-        f99, m99 = floor['lateness']['p99_us'], stats['lateness']['p99_us']
-        print(
-            f'\nmeasured rate: floor {floor["measured_rate_hz"]:.2f} Hz, manager '
-            f'{stats["measured_rate_hz"]:.2f} Hz; overruns: floor {floor["overruns"]}, '
-            f'manager {stats["overruns"]} of {stats["cycles"]} cycles; '
-            f'lateness p99 manager/floor = {m99 / max(f99, 1e-9):.2f}'
-        )
+    targets: list[tuple[str, str, bool]] = []
+    if 'loop' in args.only or 'cost' in args.only:
+        floor = bare_loop(1000, args.seconds)
+        runs = {1000: demo_run(1000, args.seconds)}
+        if 'loop' in args.only:
+            loop_table(runs[1000], floor, targets)
+        if 'cost' in args.only:
+            runs[100] = demo_run(100, args.seconds)
+            cost_table(runs, targets)
+    if 'latency' in args.only:
+        latency_table(targets)
+    if 'scaling' in args.only:
+        scaling_table(args.seconds, targets)
+    if 'cpu' in args.only:
+        cpu_table(args.seconds, targets)
+    if 'startup' in args.only:
+        startup_table(targets)
+    print('\n## Targets\n')
+    print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
     return 0
 
 

@@ -2,17 +2,35 @@
 
 from __future__ import annotations
 
+import threading
 import time
 
 import numpy as np
 
-from py_controllers.controller_manager.loop import sleep_until
+from py_controllers.controller_manager.loop import default_spin_ns, sleep_until
 from py_controllers.controller_manager.statistics import summarize
+from py_controllers.realtime_tools import scheduling
 
 
-def bare_loop(rate_hz: int, seconds: float, spin_ns: int = 200_000) -> dict:
-    """Run an empty loop on absolute deadlines; period and lateness statistics."""
+def bare_loop(rate_hz: int, seconds: float, spin_ns: int | None = None, priority: int = 50) -> dict:
+    """An empty loop on absolute deadlines in a thread scheduled like the manager's loop
+    (SCHED_FIFO `priority` when permitted, the same final spin); its statistics."""
+    result: dict = {}
+
+    def run() -> None:
+        scheduling.set_fifo_priority(priority)
+        result.update(_loop(rate_hz, seconds, spin_ns))
+
+    thread = threading.Thread(target=run, name='floor')
+    thread.start()
+    thread.join()
+    return result
+
+
+def _loop(rate_hz: int, seconds: float, spin_ns: int | None) -> dict:
     period = round(1e9 / rate_hz)
+    if spin_ns is None:
+        spin_ns = default_spin_ns(period)
     n = int(seconds * rate_hz)
     periods = np.zeros(n, dtype=np.int64)
     lateness = np.zeros(n, dtype=np.int64)

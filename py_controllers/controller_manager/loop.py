@@ -33,6 +33,12 @@ def sleep_until(deadline_ns: int, spin_ns: int) -> None:
         pass
 
 
+def default_spin_ns(period_ns: int) -> int:
+    """200 us of final spinning at 500 Hz and faster, where a late wake-up is a sizeable
+    part of the period; slower loops only sleep (spinning would cost CPU for nothing)."""
+    return 200_000 if period_ns <= 2_000_000 else 0
+
+
 class ControlLoop:
     """Runs `manager`'s cycle at `update_rate_hz` in a dedicated thread."""
 
@@ -42,7 +48,7 @@ class ControlLoop:
         clock: Clock,
         update_rate_hz: int,
         *,
-        spin_ns: int = 200_000,
+        spin_ns: int | None = None,
         guard_ns: int = 300_000,
         statistics: LoopStatistics | None = None,
         thread_setup: Callable[[], None] | None = None,
@@ -51,6 +57,8 @@ class ControlLoop:
         self.clock = clock
         self.update_rate_hz = update_rate_hz
         self.period_ns = round(1e9 / update_rate_hz)
+        if spin_ns is None or spin_ns < 0:
+            spin_ns = default_spin_ns(self.period_ns)
         self.spin_ns = min(spin_ns, self.period_ns // 2)
         self.stats = statistics or LoopStatistics(update_rate_hz)
         self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)

@@ -1,0 +1,84 @@
+"""What every bench table needs: a manager process with its controllers, a measuring
+window, and markdown tables."""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+
+DEMO_CONTROLLERS = [
+    'joint_state_broadcaster',
+    'arm_controller',
+    'diff_drive_controller',
+    'gripper_controller',
+]
+
+
+def rate_file(rate_hz: int, folder: Path) -> Path:
+    """A parameter file that sets the manager's update_rate."""
+    path = folder / f'rate_{rate_hz}.yaml'
+    path.write_text(f'controller_manager:\n  ros__parameters:\n    update_rate: {rate_hz}\n')
+    return path
+
+
+@contextmanager
+def running_manager(
+    params_files: Sequence[Path | str],
+    urdf: Path | str,
+    controllers: Sequence[str],
+    *,
+    rate_hz: int,
+    params: dict[str, Any] | None = None,
+) -> Iterator[tuple[ManagerProcess, RosHarness, Any]]:
+    """ros2_control_node at `rate_hz` with `controllers` spawned; (process, harness, client)."""
+    with tempfile.TemporaryDirectory() as folder:
+        files = [*params_files, rate_file(rate_hz, Path(folder))]
+        with ManagerProcess(files, urdf, params=params) as proc, RosHarness('bench') as ros:
+            result = run_tool(
+                'spawner', *controllers, '--controller-manager-timeout', '60', timeout_s=300
+            )
+            if result.returncode != 0:
+                raise RuntimeError(f'spawner failed:\n{result.stderr}\n{proc.output()[-3000:]}')
+            yield proc, ros, ros.manager()
+
+
+def measure(ros: RosHarness, cm: Any, seconds: float, warmup_s: float = 1.0) -> dict:
+    """Spin `warmup_s`, start a new statistics window, spin `seconds`, return the statistics."""
+    spin_for(ros, warmup_s)
+    cm.reset_statistics()
+    spin_for(ros, seconds)
+    return cm.statistics()
+
+
+def spin_for(ros: RosHarness, seconds: float) -> None:
+    """Serve the harness's callbacks for `seconds` of wall time."""
+    end = time.monotonic() + seconds
+    ros.spin_until(lambda: time.monotonic() >= end, seconds + 5.0)
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A markdown table; floats with one decimal."""
+
+    def cell(value: Any) -> str:
+        return f'{value:.1f}' if isinstance(value, float) else str(value)
+
+    lines = ['| ' + ' | '.join(headers) + ' |', '|' + '---|' * len(headers)]
+    lines += ['| ' + ' | '.join(cell(v) for v in row) + ' |' for row in rows]
+    return '\n'.join(lines)
+
+
+def verdict(ok: bool) -> str:
+    return 'met' if ok else 'NOT met'
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """(result, seconds) of `fn()`."""
+    start = time.monotonic()
+    result = fn()
+    return result, time.monotonic() - start

@@ -1,0 +1,87 @@
+"""The demo robot under load: a 6-joint trajectory executing, cmd_vel at 50 Hz, odometry
+and TF publishing, every state broadcast; the manager's statistics over a window."""
+
+from __future__ import annotations
+
+import math
+
+from builtin_interfaces.msg import Duration as DurationMsg
+from control_msgs.action import FollowJointTrajectory
+from geometry_msgs.msg import TwistStamped
+from rclpy.action import ActionClient
+from sensor_msgs.msg import JointState
+from trajectory_msgs.msg import JointTrajectoryPoint
+
+from bench.common import DEMO_CONTROLLERS, measure, running_manager
+from py_controllers.testing import CONFIG
+
+ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
+AMPLITUDE_RAD = 0.3
+PERIOD_S = 8.0
+
+
+def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Goal:
+    """Every arm joint on a slow sine about `start`, with positions, velocities and
+    accelerations (quintic), ending at rest."""
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = ARM_JOINTS
+    w = 2.0 * math.pi / PERIOD_S
+    steps = int(duration_s / 0.25) + 1
+    for k in range(1, steps + 1):
+        t = k * 0.25
+        phase = [w * t + j * 0.5 for j in range(len(ARM_JOINTS))]
+        point = JointTrajectoryPoint(
+            positions=[
+                start[j] + AMPLITUDE_RAD * (math.sin(p) - math.sin(j * 0.5))
+                for j, p in enumerate(phase)
+            ],
+            velocities=[AMPLITUDE_RAD * w * math.cos(p) for p in phase],
+            accelerations=[-AMPLITUDE_RAD * w * w * math.sin(p) for p in phase],
+        )
+        point.time_from_start = DurationMsg(sec=int(t), nanosec=int((t % 1.0) * 1e9))
+        goal.trajectory.points.append(point)
+    last = goal.trajectory.points[-1]  # the trajectory must end at rest
+    last.velocities = [0.0] * len(ARM_JOINTS)
+    last.accelerations = [0.0] * len(ARM_JOINTS)
+    return goal
+
+
+def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
+    """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
+    with running_manager(
+        [CONFIG / 'demo_controllers.yaml'],
+        CONFIG / 'demo_robot.urdf',
+        DEMO_CONTROLLERS,
+        rate_hz=rate_hz,
+        params=params,
+    ) as (proc, ros, cm):
+        states = ros.subscribe(JointState, '/joint_states', 10)
+        if not ros.spin_until(lambda: bool(states), 30.0):
+            raise RuntimeError('no /joint_states')
+        current = dict(zip(states[-1].name, states[-1].position))
+        client = ActionClient(
+            ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
+        )
+        if not client.wait_for_server(timeout_sec=30.0):
+            raise RuntimeError('no FollowJointTrajectory server')
+        goal = sine_goal([current[j] for j in ARM_JOINTS], seconds + 5.0)
+        sent = client.send_goal_async(goal)
+        ros.spin_until(sent.done, 30.0)
+        if not sent.result().accepted:
+            raise RuntimeError('trajectory goal rejected: ' + proc.output()[-1500:])
+        result = sent.result().get_result_async()
+
+        pub = ros.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
+
+        def drive() -> None:
+            msg = TwistStamped()
+            msg.header.stamp = ros.node.get_clock().now().to_msg()
+            msg.twist.linear.x, msg.twist.angular.z = 0.2, 0.4
+            pub.publish(msg)
+
+        ros.node.create_timer(0.02, drive)
+        stats = measure(ros, cm, seconds)
+        stats['goal'] = (
+            'executing' if not result.done() else result.result().result.error_string or 'done'
+        )
+        return stats
