@@ -4,16 +4,18 @@ and TF publishing, every state broadcast; the manager's statistics over a window
 from __future__ import annotations
 
 import math
+import time
 
+import numpy as np
 from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import TwistStamped
 from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
-from trajectory_msgs.msg import JointTrajectoryPoint
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from bench.common import DEMO_CONTROLLERS, measure, running_manager
-from py_controllers.testing import CONFIG
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
 AMPLITUDE_RAD = 0.3
@@ -85,3 +87,42 @@ def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
             'executing' if not result.done() else result.result().result.error_string or 'done'
         )
         return stats
+
+
+def warm_cycle_us(cycles: int = 2000) -> tuple[float, float]:
+    """(mean, p99) us of the demo's read -> update -> write run back to back in this
+    process (`SteppedManager`, trajectory executing): the cost with hot caches."""
+    harness = RosHarness(
+        'bench_warm',
+        args=[
+            '--ros-args',
+            '--params-file',
+            str(CONFIG / 'demo_controllers.yaml'),
+            '-p',
+            'update_rate:=1000',
+        ],
+    )
+    start_ns = harness.node.get_clock().now().nanoseconds
+    stepped = SteppedManager(
+        harness, (CONFIG / 'demo_robot.urdf').read_text(), period_ns=1_000_000, start_ns=start_ns
+    )
+    try:
+        stepped.start(*DEMO_CONTROLLERS)
+        arm = stepped.manager.controllers['arm_controller'].controller
+        current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
+        trajectory = sine_goal(current, 30.0).trajectory
+        stepped.send_until(
+            '/arm_controller/joint_trajectory',
+            JointTrajectory,
+            trajectory,
+            lambda: arm._trajectory is not None and not arm._holding,
+        )
+        costs = np.empty(cycles)
+        for i in range(cycles):
+            t0 = time.perf_counter_ns()
+            stepped.step()
+            costs[i] = time.perf_counter_ns() - t0
+        return float(costs.mean()) * 1e-3, float(np.percentile(costs, 99)) * 1e-3
+    finally:
+        stepped.shutdown()
+        harness.close()
