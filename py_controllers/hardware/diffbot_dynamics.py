@@ -53,10 +53,10 @@ class WheelParams:
 
 
 class WheelDynamics(FixedStepIntegrator):
-    """Independent wheel motors integrated together with numpy.
+    """Independent wheel motors, stepped wheel by wheel in plain Python.
 
-    `position` and `velocity` are the true state; `command` holds each wheel's velocity
-    command. Read what a driver would report with `measure`.
+    `position` and `velocity` (lists) are the true state; `command` holds each wheel's
+    velocity command. Read what a driver would report with `measure`.
     """
 
     def __init__(
@@ -69,51 +69,56 @@ class WheelDynamics(FixedStepIntegrator):
     ) -> None:
         super().__init__(sim_dt_s, max_substeps)
         dt = self.dt_s
-        self._alpha = np.array([first_order_gain(dt, w.time_constant_s) for w in wheels])
-        self._max_velocity = np.array([w.max_velocity for w in wheels], dtype=float)
-        self._neg_max_velocity = -self._max_velocity
-        self._max_dv = dt * np.array([w.max_acceleration for w in wheels], dtype=float)
-        self._neg_max_dv = -self._max_dv
-        ticks = np.array([w.ticks_per_revolution for w in wheels], dtype=float)
-        self._quantised = ticks > 0
-        self._any_quantised = bool(self._quantised.any())
-        self._ticks_per_rad = ticks / (2.0 * math.pi)
-        self._rad_per_tick = np.where(self._quantised, 2.0 * math.pi / np.maximum(ticks, 1.0), 0.0)
+        # per wheel: (gain, max velocity, max velocity change per step)
+        self._motors = [
+            (first_order_gain(dt, w.time_constant_s), w.max_velocity, dt * w.max_acceleration)
+            for w in wheels
+        ]
+        # per wheel: (ticks per rad, rad per tick), or None for an exact reading
+        self._encoders = [
+            (w.ticks_per_revolution / (2.0 * math.pi), 2.0 * math.pi / w.ticks_per_revolution)
+            if w.ticks_per_revolution > 0
+            else None
+            for w in wheels
+        ]
         self._noise_stddev = np.array([w.velocity_noise_stddev for w in wheels], dtype=float)
         self._noisy = bool(np.any(self._noise_stddev > 0.0))
         self._rng = np.random.Generator(np.random.PCG64(seed))
-        self._noise = np.zeros(len(wheels))
-
         n = len(wheels)
         self.size = n
-        self.position = np.zeros(n)
-        self.velocity = np.zeros(n)
-        self.command = np.zeros(n)
+        self.position = [0.0] * n
+        self.velocity = [0.0] * n
+        self.command = [0.0] * n
 
     def reset(self, positions: Sequence[float], velocities: Sequence[float] | None = None) -> None:
         """Put the wheels at `positions`, at rest unless `velocities` are given."""
-        self.position[:] = np.asarray(positions, dtype=float)
-        self.velocity[:] = 0.0 if velocities is None else np.asarray(velocities, dtype=float)
+        self.position[:] = [float(q) for q in positions]
+        rest = [0.0] * self.size
+        self.velocity[:] = rest if velocities is None else [float(v) for v in velocities]
         self._debt_ns = 0
 
     def step(self) -> None:
         """Advance every wheel by one internal step `dt_s`."""
-        v = self.velocity
-        target = np.maximum(np.minimum(self.command, self._max_velocity), self._neg_max_velocity)
-        dv = np.maximum(np.minimum(self._alpha * (target - v), self._max_dv), self._neg_max_dv)
-        v += dv
-        self.position += self.dt_s * v
+        dt = self.dt_s
+        position, velocity, command = self.position, self.velocity, self.command
+        for i, (alpha, max_v, max_dv) in enumerate(self._motors):
+            v = velocity[i]
+            target = max(min(command[i], max_v), -max_v)
+            v += max(min(alpha * (target - v), max_dv), -max_dv)
+            velocity[i] = v
+            position[i] += dt * v
 
-    def measure(self, position_out: np.ndarray, velocity_out: np.ndarray) -> None:
-        """Write the encoder position and the noisy velocity into the given arrays.
+    def measure(self) -> tuple[list[float], list[float]]:
+        """(encoder positions, noisy velocities) as a driver would report them.
 
         Each call draws fresh noise, so call it once per read.
         """
-        np.copyto(position_out, self.position)
-        if self._any_quantised:
-            counts = np.floor(self.position * self._ticks_per_rad)
-            np.copyto(position_out, counts * self._rad_per_tick, where=self._quantised)
-        np.copyto(velocity_out, self.velocity)
+        positions = [
+            q if encoder is None else math.floor(q * encoder[0]) * encoder[1]
+            for q, encoder in zip(self.position, self._encoders)
+        ]
+        velocities = list(self.velocity)
         if self._noisy:
-            self._rng.standard_normal(out=self._noise)
-            velocity_out += self._noise * self._noise_stddev
+            noise = self._rng.standard_normal(self.size) * self._noise_stddev
+            velocities = [v + e for v, e in zip(velocities, noise.tolist())]
+        return positions, velocities

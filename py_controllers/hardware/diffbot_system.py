@@ -30,8 +30,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
 from py_controllers.hardware.diffbot_dynamics import WheelDynamics, WheelParams
 from py_controllers.hardware.simulated_component import SimulatedComponent
@@ -119,8 +117,6 @@ class DiffBotSystem(SimulatedComponent):
         self._command_handles = [self.command_interfaces[f'{j}/velocity'] for j in self.joint_names]
         self._position_handles = [self.state_interfaces[f'{j}/position'] for j in self.joint_names]
         self._velocity_handles = [self.state_interfaces[f'{j}/velocity'] for j in self.joint_names]
-        self._measured_position = np.zeros(n)
-        self._measured_velocity = np.zeros(n)
         self._feeds: list[tuple[int, Handle]] = []
         self._sync()
         self._publish()
@@ -152,9 +148,7 @@ class DiffBotSystem(SimulatedComponent):
         self._feeds = feeds
 
     def _publish(self) -> None:
-        self.dynamics.measure(self._measured_position, self._measured_velocity)
-        positions = self._measured_position.tolist()
-        velocities = self._measured_velocity.tolist()
+        positions, velocities = self.dynamics.measure()
         for i, handle in enumerate(self._position_handles):
             handle.value = positions[i]
         for i, handle in enumerate(self._velocity_handles):

@@ -1,4 +1,4 @@
-"""Rigid-joint dynamics behind `py_controllers/SimulatedSystem`: vectorised, fixed-step, no ROS.
+"""Rigid-joint dynamics behind `py_controllers/SimulatedSystem`: fixed-step, no ROS.
 
 Each joint is a rigid body turning about its axis:
 
@@ -34,8 +34,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 MODE_PASSIVE = 0
 MODE_EFFORT = 1
@@ -131,11 +129,14 @@ class FixedStepIntegrator:
 
 
 class JointDynamics(FixedStepIntegrator):
-    """Any number of independent rigid joints, integrated together with numpy.
+    """Any number of independent rigid joints, stepped joint by joint in plain Python.
 
     `position`, `velocity`, `acceleration` (over the last internal step) and `effort`
-    (the applied motor effort) are the state; choose each joint's mode with `set_mode`,
-    write its target (in that mode's unit) into `command[i]`, then call `advance_ns`.
+    (the applied motor effort) are the state, as lists; choose each joint's mode with
+    `set_mode`, write its target (in that mode's unit) into `command[i]`, then call
+    `advance_ns`. Plain floats, not numpy: for the handful of joints a simulated robot
+    has, numpy's per-call overhead costs more than the arithmetic (for hundreds of joints
+    it would be the other way round; mock hardware is the tool for those).
     """
 
     def __init__(
@@ -147,126 +148,138 @@ class JointDynamics(FixedStepIntegrator):
     ) -> None:
         super().__init__(sim_dt_s, max_substeps)
         dt = self.dt_s
-
-        def column(values: list[float]) -> np.ndarray:
-            return np.array(values, dtype=float)
-
-        self._inertia = column([j.inertia for j in joints])
-        self._damping = column([j.damping for j in joints])
-        self._friction = column([j.friction for j in joints])
-        self._gravity = column([j.gravity for j in joints])
-        self._lower = column([j.lower for j in joints])
-        self._upper = column([j.upper for j in joints])
-        self._max_velocity = column([j.max_velocity for j in joints])
-        self._max_effort = column([j.max_effort for j in joints])
-        self._alpha_v = column([first_order_gain(dt, j.velocity_time_constant_s) for j in joints])
-        self._alpha_p = column([first_order_gain(dt, j.position_time_constant_s) for j in joints])
-        # Constant parts of the update, precomputed (np.clip is slow; min/max are used).
-        self._neg_gravity = -self._gravity
-        self._any_gravity = bool(np.any(self._gravity != 0.0))
-        self._any_friction = bool(np.any(self._friction != 0.0))
-        self._neg_max_velocity = -self._max_velocity
-        self._neg_max_effort = -self._max_effort
-        self._implicit_mass = self._inertia + dt * self._damping
-        self._inv_implicit_mass = 1.0 / self._implicit_mass
-        self._friction_impulse = dt * self._friction
-        self._has_stops = bool(np.isfinite(self._lower).any() or np.isfinite(self._upper).any())
-        # Braking curve of the position servo: the fastest approach from which the joint
-        # can still stop on the target in whole steps at the deceleration its effort
-        # limit allows (gravity ignored): v <= (sqrt((a dt)^2 + 8 a |e|) - a dt) / 2.
-        decel = self._max_effort / self._inertia
-        has_brake = np.isfinite(decel)
-        self._brake_8a = 8.0 * np.where(has_brake, decel, 0.0)
-        self._brake_adt = dt * np.where(has_brake, decel, 0.0)
-        self._brake_adt_sq = self._brake_adt**2
-        self._brake_off = np.where(has_brake, 0.0, _INF)
-
-        n = len(joints)
+        self._joints = [_JointConstants.of(j, dt) for j in joints]
+        self._has_stops = any(
+            math.isfinite(j.lower) or math.isfinite(j.upper) for j in self._joints
+        )
+        n = len(self._joints)
         self.size = n
-        self.position = np.zeros(n)
-        self.velocity = np.zeros(n)
-        self.acceleration = np.zeros(n)
-        self.effort = np.zeros(n)
-        self.command = np.zeros(n)
-        self.mode = np.full(n, MODE_PASSIVE, dtype=np.int8)
-        self._refresh_mode_masks()
+        self.position = [0.0] * n
+        self.velocity = [0.0] * n
+        self.acceleration = [0.0] * n
+        self.effort = [0.0] * n
+        self.command = [0.0] * n
+        self.mode = [MODE_PASSIVE] * n
 
     def set_mode(self, index: int, mode: int) -> None:
         """Put joint `index` in command mode `mode` (a MODE_* constant); not for the loop."""
         if mode not in (MODE_PASSIVE, MODE_EFFORT, MODE_VELOCITY, MODE_POSITION):
             raise ValueError(f'unknown command mode {mode}')
         self.mode[index] = mode
-        self._refresh_mode_masks()
-
-    def _refresh_mode_masks(self) -> None:
-        mode = self.mode
-        self._effort_gain = (mode == MODE_EFFORT).astype(float)
-        self._servo = mode >= MODE_VELOCITY
-        self._position_mode = mode == MODE_POSITION
-        self._any_servo = bool(self._servo.any())
-        self._any_position = bool(self._position_mode.any())
 
     def reset(self, positions: Sequence[float], velocities: Sequence[float] | None = None) -> None:
         """Put the joints at rest (or at `velocities`) at `positions`, clipped to their limits."""
-        np.clip(np.asarray(positions, dtype=float), self._lower, self._upper, out=self.position)
-        self.velocity[:] = 0.0 if velocities is None else np.asarray(velocities, dtype=float)
-        self.acceleration[:] = 0.0
-        self.effort[:] = 0.0
+        for i, (c, q) in enumerate(zip(self._joints, positions)):
+            self.position[i] = min(max(float(q), c.lower), c.upper)
+            self.velocity[i] = 0.0 if velocities is None else float(velocities[i])
+            self.acceleration[i] = 0.0
+            self.effort[i] = 0.0
         self._debt_ns = 0
-
-    def _servo_velocity(self) -> np.ndarray:
-        """The velocity each servo wants at the end of this step (ignored elsewhere)."""
-        q, v, cmd = self.position, self.velocity, self.command
-        target = v + self._alpha_v * (cmd - v)
-        if self._any_position:
-            error = np.minimum(np.maximum(cmd, self._lower), self._upper) - q
-            brake = self._brake_off + 0.5 * (
-                np.sqrt(self._brake_adt_sq + self._brake_8a * np.abs(error)) - self._brake_adt
-            )
-            wanted = self._alpha_p * error / self.dt_s
-            wanted = np.maximum(np.minimum(wanted, brake), -brake)
-            target = np.where(self._position_mode, wanted, target)
-        return np.maximum(np.minimum(target, self._max_velocity), self._neg_max_velocity)
 
     def step(self) -> None:
         """Advance every joint by one internal step `dt_s`."""
         dt = self.dt_s
-        q, v = self.position, self.velocity
-        inertia, max_e = self._inertia, self._max_effort
-        gravity_torque = self._neg_gravity * np.cos(q) if self._any_gravity else 0.0
+        position, velocity, command, mode = self.position, self.velocity, self.command, self.mode
+        has_stops = self._has_stops
+        for i, c in enumerate(self._joints):
+            q = position[i]
+            v = velocity[i]
+            m = mode[i]
+            gravity_torque = c.neg_gravity * math.cos(q) if c.neg_gravity else 0.0
+            max_e = c.max_effort
+            servo = m >= MODE_VELOCITY
+            if servo:
+                cmd = command[i]
+                if m == MODE_POSITION:
+                    error = min(max(cmd, c.lower), c.upper) - q
+                    brake = c.brake_off + 0.5 * (
+                        math.sqrt(c.brake_adt_sq + c.brake_8a * abs(error)) - c.brake_adt
+                    )
+                    target_v = max(min(c.alpha_p * error / dt, brake), -brake)
+                else:
+                    target_v = v + c.alpha_v * (cmd - v)
+                target_v = max(min(target_v, c.max_velocity), -c.max_velocity)
+                # The effort that lands the implicit update below exactly on target_v.
+                needed = (c.implicit_mass * target_v - c.inertia * v) / dt - gravity_torque
+                if c.friction:
+                    needed += c.friction * _sign(target_v)
+                tau = needed
+            else:
+                tau = command[i] if m == MODE_EFFORT else 0.0
+            tau = max(min(tau, max_e), -max_e)
 
-        tau = self._effort_gain * self.command
-        if self._any_servo:
-            target_v = self._servo_velocity()
-            # The effort that lands the implicit update below exactly on target_v.
-            needed = (self._implicit_mass * target_v - inertia * v) / dt - gravity_torque
-            if self._any_friction:
-                needed += self._friction * np.sign(target_v)
-            tau = np.where(self._servo, needed, tau)
-        tau = np.maximum(np.minimum(tau, max_e), self._neg_max_effort)
+            # Implicit damping and Coulomb friction: solve
+            #   I (v' - v) = dt (tau + tau_g - b v' - Fc s),  s in sgn(v')
+            momentum = c.inertia * v + dt * (tau + gravity_torque)
+            if c.friction:
+                momentum = _sign(momentum) * max(abs(momentum) - c.friction_impulse, 0.0)
+            new_v = momentum * c.inv_implicit_mass
+            if servo and abs(needed) <= max_e:
+                new_v = target_v  # the servo's effort was within limits: no rounding
+            new_v = max(min(new_v, c.max_velocity), -c.max_velocity)
 
-        # Implicit damping and Coulomb friction: solve
-        #   I (v' - v) = dt (tau + tau_g - b v' - Fc s),  s in sgn(v')
-        momentum = inertia * v + dt * (tau + gravity_torque)
-        if self._any_friction:
-            slip = np.maximum(np.abs(momentum) - self._friction_impulse, 0.0)
-            momentum = np.sign(momentum) * slip
-        new_v = momentum * self._inv_implicit_mass
-        if self._any_servo:
-            # Where the servo's effort was within limits, take its target without rounding.
-            new_v = np.where(self._servo & (np.abs(needed) <= max_e), target_v, new_v)
-        new_v = np.maximum(np.minimum(new_v, self._max_velocity), self._neg_max_velocity)
+            new_q = q + dt * new_v
+            if has_stops:
+                # Hard stops: hold at the limit and drop any velocity pointing into it.
+                new_q = min(max(new_q, c.lower), c.upper)
+                if (new_q >= c.upper and new_v > 0.0) or (new_q <= c.lower and new_v < 0.0):
+                    new_v = 0.0
 
-        new_q = q + dt * new_v
-        if self._has_stops:
-            # Hard stops: hold at the limit and drop any velocity pointing into it.
-            new_q = np.minimum(np.maximum(new_q, self._lower), self._upper)
-            into = ((new_q >= self._upper) & (new_v > 0.0)) | (
-                (new_q <= self._lower) & (new_v < 0.0)
-            )
-            new_v = np.where(into, 0.0, new_v)
+            self.acceleration[i] = (new_v - v) / dt
+            position[i] = new_q
+            velocity[i] = new_v
+            self.effort[i] = tau
 
-        self.acceleration[:] = (new_v - v) / dt
-        self.position[:] = new_q
-        self.velocity[:] = new_v
-        self.effort[:] = tau
+
+def _sign(x: float) -> float:
+    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class _JointConstants:
+    """One joint's parameters with the per-step constants worked out once."""
+
+    inertia: float
+    friction: float
+    neg_gravity: float
+    lower: float
+    upper: float
+    max_velocity: float
+    max_effort: float
+    alpha_v: float
+    alpha_p: float
+    implicit_mass: float
+    inv_implicit_mass: float
+    friction_impulse: float
+    brake_8a: float
+    brake_adt: float
+    brake_adt_sq: float
+    brake_off: float
+
+    @classmethod
+    def of(cls, j: JointParams, dt: float) -> _JointConstants:
+        implicit_mass = j.inertia + dt * j.damping
+        # Braking curve of the position servo: the fastest approach from which the joint
+        # can still stop on the target in whole steps at the deceleration its effort
+        # limit allows (gravity ignored): v <= (sqrt((a dt)^2 + 8 a |e|) - a dt) / 2.
+        decel = j.max_effort / j.inertia
+        has_brake = math.isfinite(decel)
+        brake_adt = dt * decel if has_brake else 0.0
+        return cls(
+            inertia=j.inertia,
+            friction=j.friction,
+            neg_gravity=-j.gravity,
+            lower=j.lower,
+            upper=j.upper,
+            max_velocity=j.max_velocity,
+            max_effort=j.max_effort,
+            alpha_v=first_order_gain(dt, j.velocity_time_constant_s),
+            alpha_p=first_order_gain(dt, j.position_time_constant_s),
+            implicit_mass=implicit_mass,
+            inv_implicit_mass=1.0 / implicit_mass,
+            friction_impulse=dt * j.friction,
+            brake_8a=8.0 * decel if has_brake else 0.0,
+            brake_adt=brake_adt,
+            brake_adt_sq=brake_adt**2,
+            brake_off=0.0 if has_brake else _INF,
+        )

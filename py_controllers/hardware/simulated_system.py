@@ -222,11 +222,6 @@ class SimulatedSystem(SimulatedComponent):
 
     def _publish(self) -> None:
         dyn = self.dynamics
-        arrays = (
-            dyn.position.tolist(),
-            dyn.velocity.tolist(),
-            dyn.effort.tolist(),
-            dyn.acceleration.tolist(),
-        )
+        arrays = (dyn.position, dyn.velocity, dyn.effort, dyn.acceleration)
         for handle, k, i in self._outputs:
             handle.value = arrays[k][i]

@@ -328,26 +328,24 @@ def test_wheel_acceleration_and_velocity_limits():
 def test_encoder_reports_whole_ticks_rounded_down():
     # 100 ticks/rev: 0.1 rad = 1.59 ticks -> 1 tick = 0.0628318...; -0.1 rad -> -2 ticks.
     wheels = WheelDynamics([WheelParams(ticks_per_revolution=100), WheelParams()], sim_dt_s=DT)
-    position, velocity = np.zeros(2), np.zeros(2)
     wheels.reset([0.1, 0.1])
-    wheels.measure(position, velocity)
+    position, _ = wheels.measure()
     assert position[0] == pytest.approx(0.06283185307179587, rel=1e-15)
     assert position[1] == 0.1  # no encoder model on the second wheel
     wheels.reset([-0.1, 0.0])
-    wheels.measure(position, velocity)
+    position, _ = wheels.measure()
     assert position[0] == pytest.approx(-0.12566370614359174, rel=1e-15)
 
 
 def test_velocity_noise_is_reproducible_from_the_seed():
     def readings(seed: int) -> np.ndarray:
         wheels = WheelDynamics([WheelParams(velocity_noise_stddev=0.1)] * 2, seed=seed)
-        wheels.command[:] = 1.0
+        wheels.command[:] = [1.0, 1.0]
         out = np.zeros((2000, 2))
-        position = np.zeros(2)
         for k in range(2000):
             wheels.advance_ns(MS)
-            wheels.measure(position, out[k])
-        return out - wheels.velocity  # noise only (the wheels are at 1 rad/s by then)
+            out[k] = wheels.measure()[1]
+        return out - np.array(wheels.velocity)  # noise only (the wheels are at 1 rad/s by then)
 
     first, again, other = readings(7), readings(7), readings(8)
     assert np.array_equal(first, again)
@@ -359,9 +357,8 @@ def test_velocity_noise_is_reproducible_from_the_seed():
 
 def test_no_noise_reports_the_true_velocity():
     wheels = one_wheel(1.0)
-    position, velocity = np.zeros(1), np.zeros(1)
     wheels.advance_ns(20 * MS)
-    wheels.measure(position, velocity)
+    position, velocity = wheels.measure()
     assert velocity[0] == wheels.velocity[0]
     assert position[0] == wheels.position[0]
 
