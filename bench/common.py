@@ -6,11 +6,11 @@ from __future__ import annotations
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
-from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 DEMO_CONTROLLERS = [
     'joint_state_broadcaster',
@@ -46,6 +46,19 @@ def running_manager(
             if result.returncode != 0:
                 raise RuntimeError(f'spawner failed:\n{result.stderr}\n{proc.output()[-3000:]}')
             yield proc, ros, ros.manager()
+
+
+def running_demo(
+    rate_hz: int, params: dict[str, Any] | None = None
+) -> AbstractContextManager[tuple[ManagerProcess, RosHarness, Any]]:
+    """`running_manager` with the demo robot and its four controllers."""
+    return running_manager(
+        [CONFIG / 'demo_controllers.yaml'],
+        CONFIG / 'demo_robot.urdf',
+        DEMO_CONTROLLERS,
+        rate_hz=rate_hz,
+        params=params,
+    )
 
 
 def measure(ros: RosHarness, cm: Any, seconds: float, warmup_s: float = 1.0) -> dict:

@@ -6,8 +6,7 @@ import os
 import time
 from pathlib import Path
 
-from bench.common import DEMO_CONTROLLERS, running_manager, spin_for
-from py_controllers.testing import CONFIG
+from bench.common import running_demo, spin_for
 
 _TICKS_PER_S = os.sysconf('SC_CLK_TCK')
 
@@ -20,13 +19,7 @@ def cpu_seconds(pid: int) -> float:
 
 def idle_cpu_run(rate_hz: int, seconds: float, params: dict | None = None) -> float:
     """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`."""
-    with running_manager(
-        [CONFIG / 'demo_controllers.yaml'],
-        CONFIG / 'demo_robot.urdf',
-        DEMO_CONTROLLERS,
-        rate_hz=rate_hz,
-        params=params,
-    ) as (proc, ros, _):
+    with running_demo(rate_hz, params) as (proc, ros, _):
         spin_for(ros, 1.0)
         pid = proc.process.pid
         cpu0, wall0 = cpu_seconds(pid), time.monotonic()

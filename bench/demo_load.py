@@ -14,7 +14,7 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import DEMO_CONTROLLERS, measure, running_manager
+from bench.common import DEMO_CONTROLLERS, measure, running_demo
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
@@ -50,13 +50,7 @@ def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Go
 
 def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
     """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
-    with running_manager(
-        [CONFIG / 'demo_controllers.yaml'],
-        CONFIG / 'demo_robot.urdf',
-        DEMO_CONTROLLERS,
-        rate_hz=rate_hz,
-        params=params,
-    ) as (proc, ros, cm):
+    with running_demo(rate_hz, params) as (proc, ros, cm):
         states = ros.subscribe(JointState, '/joint_states', 10)
         if not ros.spin_until(lambda: bool(states), 30.0):
             raise RuntimeError('no /joint_states')
