@@ -240,3 +240,40 @@ def test_bad_parameters_fail_on_init(params, message, caplog):
     (info,) = parse_control_resources_from_urdf(urdf)
     assert ArduinoDiffDriveSystem().on_init(info) != 0
     assert message in caplog.text
+
+
+class FlakyFirmware(BridgeFirmware):
+    """Garbles the encoder reply on every `every`-th read."""
+
+    def __init__(self, every: int) -> None:
+        super().__init__()
+        self.every = every
+        self.reads = 0
+
+    def execute(self, line: str) -> str:
+        reply = super().execute(line)
+        if line.strip() == 'e':
+            self.reads += 1
+            if self.reads % self.every == 0:
+                return 'garbage!'
+        return reply
+
+
+def test_isolated_bad_replies_are_counted_but_do_not_fail_the_component():
+    with PtyFirmware(FlakyFirmware(every=2)) as board:
+        managed = arduino_component(board.device, max_consecutive_errors=2)
+        hw = managed.component
+        assert managed.set_state(S.ACTIVE)
+        worker = hw._worker
+        assert wait_for(lambda: board.firmware.reads > 20)
+        assert hw.read(None, None) == ReturnType.OK  # one bad round at a time never adds up
+        assert not worker.failed
+        assert managed.set_state(S.FINALIZED)
+
+
+def test_consecutive_bad_replies_fail_the_component():
+    with PtyFirmware(FlakyFirmware(every=1)) as board:
+        managed = arduino_component(board.device, max_consecutive_errors=3)
+        # every encoder reply is garbage: configuring cannot even read the encoders once
+        assert not managed.set_state(S.INACTIVE)
+        assert managed.state == S.UNCONFIGURED
