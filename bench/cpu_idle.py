@@ -1,4 +1,4 @@
-"""CPU use of an idle manager: the demo controllers active, no commands, no goals."""
+"""CPU use of an idle manager: controllers active, no commands, no goals."""
 
 from __future__ import annotations
 
@@ -6,9 +6,23 @@ import os
 import time
 from pathlib import Path
 
-from bench.common import running_demo, spin_for
+from bench.common import DEMO_CONTROLLERS, running_manager, spin_for
+from py_controllers.testing import CONFIG
 
 _TICKS_PER_S = os.sysconf('SC_CLK_TCK')
+
+ROBOTS = {
+    'demo robot (4 controllers, simulated physics)': (
+        CONFIG / 'demo_controllers.yaml',
+        CONFIG / 'demo_robot.urdf',
+        DEMO_CONTROLLERS,
+    ),
+    'minimal robot (mock, broadcaster + forward controller)': (
+        CONFIG / 'minimal_controllers.yaml',
+        CONFIG / 'minimal_robot.urdf',
+        ['joint_state_broadcaster', 'forward_position_controller'],
+    ),
+}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -17,9 +31,10 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
 
 
-def idle_cpu_run(rate_hz: int, seconds: float, params: dict | None = None) -> float:
+def idle_cpu_run(robot: str, rate_hz: int, seconds: float) -> float:
     """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`."""
-    with running_demo(rate_hz, params) as (proc, ros, _):
+    params, urdf, controllers = ROBOTS[robot]
+    with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
         spin_for(ros, 1.0)
         pid = proc.process.pid
         cpu0, wall0 = cpu_seconds(pid), time.monotonic()
