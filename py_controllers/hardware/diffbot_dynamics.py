@@ -103,8 +103,10 @@ class WheelDynamics(FixedStepIntegrator):
         position, velocity, command = self.position, self.velocity, self.command
         for i, (alpha, max_v, max_dv) in enumerate(self._motors):
             v = velocity[i]
-            target = max(min(command[i], max_v), -max_v)
-            v += max(min(alpha * (target - v), max_dv), -max_dv)
+            target = command[i]
+            target = max_v if target > max_v else (-max_v if target < -max_v else target)
+            dv = alpha * (target - v)
+            v += max_dv if dv > max_dv else (-max_dv if dv < -max_dv else dv)
             velocity[i] = v
             position[i] += dt * v
 

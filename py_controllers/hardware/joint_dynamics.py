@@ -191,14 +191,19 @@ class JointDynamics(FixedStepIntegrator):
             if servo:
                 cmd = command[i]
                 if m == MODE_POSITION:
-                    error = min(max(cmd, c.lower), c.upper) - q
+                    goal = c.lower if cmd < c.lower else cmd
+                    error = (c.upper if goal > c.upper else goal) - q
                     brake = c.brake_off + 0.5 * (
                         math.sqrt(c.brake_adt_sq + c.brake_8a * abs(error)) - c.brake_adt
                     )
-                    target_v = max(min(c.alpha_p * error / dt, brake), -brake)
+                    target_v = c.alpha_p * error / dt
+                    target_v = brake if target_v > brake else target_v
+                    target_v = -brake if target_v < -brake else target_v
                 else:
                     target_v = v + c.alpha_v * (cmd - v)
-                target_v = max(min(target_v, c.max_velocity), -c.max_velocity)
+                max_v = c.max_velocity
+                target_v = max_v if target_v > max_v else target_v
+                target_v = -max_v if target_v < -max_v else target_v
                 # The effort that lands the implicit update below exactly on target_v.
                 needed = (c.implicit_mass * target_v - c.inertia * v) / dt - gravity_torque
                 if c.friction:
@@ -206,7 +211,8 @@ class JointDynamics(FixedStepIntegrator):
                 tau = needed
             else:
                 tau = command[i] if m == MODE_EFFORT else 0.0
-            tau = max(min(tau, max_e), -max_e)
+            tau = max_e if tau > max_e else tau
+            tau = -max_e if tau < -max_e else tau
 
             # Implicit damping and Coulomb friction: solve
             #   I (v' - v) = dt (tau + tau_g - b v' - Fc s),  s in sgn(v')
@@ -216,12 +222,15 @@ class JointDynamics(FixedStepIntegrator):
             new_v = momentum * c.inv_implicit_mass
             if servo and abs(needed) <= max_e:
                 new_v = target_v  # the servo's effort was within limits: no rounding
-            new_v = max(min(new_v, c.max_velocity), -c.max_velocity)
+            max_v = c.max_velocity
+            new_v = max_v if new_v > max_v else new_v
+            new_v = -max_v if new_v < -max_v else new_v
 
             new_q = q + dt * new_v
             if has_stops:
                 # Hard stops: hold at the limit and drop any velocity pointing into it.
-                new_q = min(max(new_q, c.lower), c.upper)
+                new_q = c.lower if new_q < c.lower else new_q
+                new_q = c.upper if new_q > c.upper else new_q
                 if (new_q >= c.upper and new_v > 0.0) or (new_q <= c.lower and new_v < 0.0):
                     new_v = 0.0
 
