@@ -85,6 +85,8 @@ setup(
             'py_controllers/DiffBotSystem = py_controllers.hardware.diffbot_system:DiffBotSystem',
             'py_controllers/ArduinoDiffDriveSystem = '
             'py_controllers.hardware.arduino_diffdrive_system:ArduinoDiffDriveSystem',
+            'py_controllers/FaultInjectionSystem = '
+            'py_controllers.hardware.fault_injection:FaultInjectionSystem',
         ],
     },
 )

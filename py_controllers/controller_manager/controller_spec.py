@@ -21,6 +21,7 @@ class ControllerSpec:
     last_update_ns: int | None = None
     execution: RingRecorder = field(default_factory=lambda: RingRecorder(2_000))
     errors: int = 0
+    configuration_error_reported: bool = False
 
     @property
     def is_chainable(self) -> bool:

@@ -4,12 +4,17 @@ Deadlines come from `time.monotonic_ns()`, so the schedule never drifts and a ju
 the system clock never disturbs it. The thread sleeps until shortly before each
 deadline and spins the rest, so wake-ups are on time; whole missed periods are skipped
 (counted as overruns) rather than run back to back.
+
+User code inside a cycle is contained where the manager calls it. Anything that still
+escapes ends the loop loudly: `failure` keeps the exception, `on_failure` is told (the
+node logs it, reports ERROR in /diagnostics, stops the robot and exits non-zero).
 """
 
 from __future__ import annotations
 
 import threading
 import time as _time
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -52,6 +57,7 @@ class ControlLoop:
         guard_ns: int = 300_000,
         statistics: LoopStatistics | None = None,
         thread_setup: Callable[[], None] | None = None,
+        on_failure: Callable[[BaseException], None] | None = None,
     ) -> None:
         self.manager = manager
         self.clock = clock
@@ -63,6 +69,9 @@ class ControlLoop:
         self.stats = statistics or LoopStatistics(update_rate_hz)
         self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)
         self.gate = CycleGate(min(guard_ns, self.period_ns // 2))
+        self.on_failure = on_failure
+        self.failure: BaseException | None = None  # what ended the loop, if anything did
+        self.failure_traceback = ''
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -70,14 +79,16 @@ class ControlLoop:
         """Start the loop thread (idempotent)."""
         if self._thread is None:
             self._stop.clear()
+            self.failure = None
             self._thread = threading.Thread(target=self._run, name='control_loop', daemon=True)
             self._thread.start()
 
     def stop(self, timeout_s: float = 2.0) -> None:
-        """Ask the loop to stop and wait for it."""
+        """Ask the loop to stop and wait for it (not from the loop thread itself)."""
         self._stop.set()
-        if self._thread is not None:
-            self._thread.join(timeout_s)
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout_s)
             self._thread = None
 
     @property
@@ -91,10 +102,15 @@ class ControlLoop:
         realtime_publisher.defer_in_thread(threading.get_ident(), self.gate)
         try:
             self._cycle_forever()
+        except BaseException as exc:  # the loop must never end silently
+            self.failure = exc
+            self.failure_traceback = traceback.format_exc()
         finally:
             self.gate.close()
             realtime_publisher.defer_in_thread(None)
             realtime_publisher.flush_deferred()
+        if self.failure is not None and self.on_failure is not None:
+            self.on_failure(self.failure)
 
     def cycle(self, now: Time, period: Duration, now_ns: int) -> tuple[int, int]:
         """One read -> update -> write, failures handled as the manager rules (caller holds
@@ -102,15 +118,15 @@ class ControlLoop:
         manager = self.manager
         rm = manager.rm
         for name in rm.read(now, period):
-            manager.handle_hardware_error(name, 'read')
+            manager.supervisor.handle_hardware_error(name, 'read')
         t_read = _monotonic_ns()
         manager.update(now, period, now_ns)
         t_update = _monotonic_ns()
         failed, deactivated = rm.write(now, period)
         for name in failed:
-            manager.handle_hardware_error(name, 'write')
+            manager.supervisor.handle_hardware_error(name, 'write')
         for name in deactivated:
-            manager.handle_hardware_self_deactivate(name)
+            manager.supervisor.handle_hardware_self_deactivate(name)
         return t_read, t_update
 
     def _cycle_forever(self) -> None:

@@ -3,6 +3,13 @@
 ROS services live in `services.py` and the loop thread in `loop.py`; this module holds
 the logic both use. `cycle_lock` is held by the loop for one read/update/write cycle and
 by every change of the active set, so a switch always happens between two cycles.
+
+Safety rules (see `supervision.py` for failures, hardware transitions and shutdown):
+controller and hardware code is contained wherever the manager calls it; a command
+interface released by a deactivated controller and not claimed again holds: velocity,
+effort and acceleration commands become 0, position commands keep their last value
+(upstream leaves this to each controller; here it holds for every controller, a user's
+included).
 """
 
 from __future__ import annotations
@@ -25,12 +32,25 @@ from py_controllers.controller_interface.interface_configuration import (
     InterfaceConfigurationType,
 )
 from py_controllers.controller_manager.controller_spec import ControllerSpec
+from py_controllers.controller_manager.supervision import Supervisor
+from py_controllers.controller_manager.switch_plan import BEST_EFFORT, STRICT, SwitchPlan
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
-from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import (
+    HW_IF_ACCELERATION,
+    HW_IF_EFFORT,
+    HW_IF_VELOCITY,
+    LifecycleStateId,
+    ReturnType,
+)
+from py_controllers.realtime_tools.deferred import DeferredCalls
 
 S = LifecycleStateId
-BEST_EFFORT = 1
-STRICT = 2
+# Command interfaces that are set to 0 when released: anything else holds its last value.
+STOP_ON_RELEASE = frozenset((HW_IF_VELOCITY, HW_IF_EFFORT, HW_IF_ACCELERATION))
+
+
+class ControllerCodeError(RuntimeError):
+    """A controller's own code raised where the manager asked it something."""
 
 
 class ControllerManager:
@@ -65,6 +85,10 @@ class ControllerManager:
         self._active: tuple[ControllerSpec, ...] = ()
         self.activity_version = 0
         self.on_change: Callable[[], None] | None = None  # e.g. wakes the ~/activity publisher
+        # what the loop hands to the executor (logs, ROS calls); the node sets its wake-up
+        self.deferred = DeferredCalls(logger=self.logger)
+        self.rm.log_rt = self.deferred.log
+        self.supervisor = Supervisor(self)
 
     # --- queries ----------------------------------------------------------------------
     def state_of(self, name: str) -> LifecycleStateId:
@@ -76,16 +100,28 @@ class ControllerManager:
         return [spec.name for spec in self._active]
 
     def resolve_command_interfaces(self, spec: ControllerSpec) -> list[str]:
-        """The command interface names `spec` asks for, as claimable now."""
-        return self._resolve(
-            spec.controller.command_interface_configuration(), self.rm.command_interfaces
-        )
+        """The command interface names `spec` asks for; raises ControllerCodeError."""
+        return self._resolve(self._configuration(spec, 'command'), self.rm.command_interfaces)
 
     def resolve_state_interfaces(self, spec: ControllerSpec) -> list[str]:
-        """The state interface names `spec` asks for."""
-        return self._resolve(
-            spec.controller.state_interface_configuration(), self.rm.state_interfaces
-        )
+        """The state interface names `spec` asks for; raises ControllerCodeError."""
+        return self._resolve(self._configuration(spec, 'state'), self.rm.state_interfaces)
+
+    @staticmethod
+    def _configuration(spec: ControllerSpec, kind: str) -> InterfaceConfiguration:
+        method = f'{kind}_interface_configuration'
+        try:
+            config = getattr(spec.controller, method)()
+        except Exception as exc:
+            raise ControllerCodeError(
+                f"controller '{spec.name}': {method}() raised {exc!r}"
+            ) from exc
+        if not isinstance(config, InterfaceConfiguration):
+            raise ControllerCodeError(
+                f"controller '{spec.name}': {method}() returned {config!r}, "
+                'not an InterfaceConfiguration'
+            )
+        return config
 
     @staticmethod
     def _resolve(config: InterfaceConfiguration, table: dict[str, Any]) -> list[str]:
@@ -102,12 +138,18 @@ class ControllerManager:
         return list(config.names)
 
     def required_interfaces(self, spec: ControllerSpec) -> tuple[list[str], list[str]]:
-        """(command, state) names from the controller's configuration, unresolved."""
-        ctrl = spec.controller
+        """(command, state) names from the controller's configuration, unresolved; a
+        controller whose configuration raises requires nothing (reported once)."""
         if self.state_of(spec.name) in (S.UNCONFIGURED, S.FINALIZED):
             return [], []
-        cmd = ctrl.command_interface_configuration()
-        state = ctrl.state_interface_configuration()
+        try:
+            cmd = self._configuration(spec, 'command')
+            state = self._configuration(spec, 'state')
+        except ControllerCodeError as exc:
+            if not spec.configuration_error_reported:
+                spec.configuration_error_reported = True
+                self._log('error', str(exc))
+            return [], []
         return (
             self._resolve(cmd, self.rm.command_interfaces)
             if cmd.type != InterfaceConfigurationType.INDIVIDUAL
@@ -268,14 +310,14 @@ class ControllerManager:
     ) -> tuple[bool, str]:
         if strictness not in (BEST_EFFORT, STRICT):
             if strictness not in (0, BEST_EFFORT, STRICT):
-                self.logger.warning(f'strictness {strictness} acts as BEST_EFFORT')
+                self._log('warning', f'strictness {strictness} acts as BEST_EFFORT')
                 strictness = BEST_EFFORT
             else:
                 strictness = STRICT if self.strict_by_default else BEST_EFFORT
-        plan = _SwitchPlan(self, list(dict.fromkeys(activate)), list(dict.fromkeys(deactivate)))
+        plan = SwitchPlan(self, list(dict.fromkeys(activate)), list(dict.fromkeys(deactivate)))
         error = plan.validate(strict=strictness == STRICT)
         if error:
-            self.logger.error(f'switch_controller: {error}')
+            self._log('error', f'switch_controller: {error}')
             return False, error
         if not plan.activate and not plan.deactivate:
             return True, 'no controllers need to be activated or deactivated'
@@ -291,7 +333,7 @@ class ControllerManager:
         self._changed()
         return ok, message
 
-    def _apply(self, plan: _SwitchPlan, *, strict: bool) -> tuple[bool, str]:
+    def _apply(self, plan: SwitchPlan, *, strict: bool) -> tuple[bool, str]:
         if not self.rm.perform_command_mode_switch(plan.start_interfaces, plan.stop_interfaces):
             return False, 'the hardware failed to switch command mode'
         order = self._update_order()
@@ -305,14 +347,17 @@ class ControllerManager:
         self._refresh_active()
         if failed:
             message = '; '.join(failed)
-            self.logger.error(f'switch_controller: {message}')
+            self._log('error', f'switch_controller: {message}')
             return not strict, message
         return True, 'switched'
 
     def _activate(self, spec: ControllerSpec) -> str:
         """Claim, assign and activate; '' on success, else the reason (nothing claimed)."""
-        cmd = self.resolve_command_interfaces(spec)
-        state = self.resolve_state_interfaces(spec)
+        try:
+            cmd = self.resolve_command_interfaces(spec)
+            state = self.resolve_state_interfaces(spec)
+        except ControllerCodeError as exc:
+            return str(exc)
         missing = [s for s in state if not self.rm.is_state_available(s)]
         if missing:
             return f"controller '{spec.name}': state interfaces not available: {missing}"
@@ -321,11 +366,14 @@ class ControllerManager:
         except ClaimError as exc:
             return f"controller '{spec.name}': {exc}"
         spec.claimed = cmd
-        spec.controller.assign_interfaces(handles, [self.rm.state_interfaces[s] for s in state])
         if spec.is_chainable:
             self.rm.set_controller_interfaces_available(spec.name, True)
         spec.last_update_ns = None
-        spec.controller.get_node().trigger_activate()
+        try:
+            spec.controller.assign_interfaces(handles, [self.rm.state_interfaces[s] for s in state])
+            spec.controller.get_node().trigger_activate()
+        except Exception as exc:  # the controller's own code, or its lifecycle node
+            self._log('error', f"controller '{spec.name}': activation raised {exc!r}")
         if self.state_of(spec.name) != S.ACTIVE:
             self._release(spec)
             return f"controller '{spec.name}' failed to activate"
@@ -333,15 +381,29 @@ class ControllerManager:
         return ''
 
     def _deactivate(self, spec: ControllerSpec) -> None:
+        """Lifecycle deactivate (the controller leaves its commands safe), then release; the
+        manager's safe values apply to whatever the controller left behind."""
         if self.state_of(spec.name) == S.ACTIVE:
-            spec.controller.get_node().trigger_deactivate()
+            try:
+                spec.controller.get_node().trigger_deactivate()
+            except Exception as exc:
+                self._log('error', f"controller '{spec.name}': deactivation raised {exc!r}")
         self._release(spec)
         self._update_chained_modes()
 
     def _release(self, spec: ControllerSpec) -> None:
+        for name in spec.claimed:
+            handle = self.rm.command_interfaces.get(name)
+            stops = handle is not None and handle.interface_name in STOP_ON_RELEASE
+            if stops and self.rm.component_of(name) is not None:
+                handle.value = 0.0
         self.rm.release(spec.claimed)
         spec.claimed = []
-        spec.controller.release_interfaces()
+        try:
+            spec.controller.release_interfaces()
+        except Exception as exc:
+            self._log('error', f"controller '{spec.name}': release_interfaces raised {exc!r}")
+            spec.controller.command_interfaces, spec.controller.state_interfaces = [], []
         if spec.is_chainable:
             self.rm.set_controller_interfaces_available(spec.name, False)
 
@@ -350,8 +412,13 @@ class ControllerManager:
             if spec.is_chainable:
                 ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
                 chained = any(h.name in self.rm.claimed for h in ctrl.reference_interfaces)
-                if not ctrl.set_chained_mode(chained):
-                    self.logger.error(f"controller '{spec.name}' refused chained mode {chained}")
+                try:
+                    accepted = ctrl.set_chained_mode(chained)
+                except Exception as exc:
+                    self._log('error', f"controller '{spec.name}': set_chained_mode raised {exc!r}")
+                    accepted = False
+                if not accepted:
+                    self._log('error', f"controller '{spec.name}' refused chained mode {chained}")
 
     def _update_order(self) -> list[str]:
         """Loaded controllers, every controller before the ones it feeds (stable)."""
@@ -382,79 +449,11 @@ class ControllerManager:
             try:
                 self.on_change()
             except Exception as exc:  # the node is already gone at shutdown: nobody listens
-                self.logger.debug(f'activity notification dropped: {exc!r}')
+                self.deferred.log(self.logger, 'info', f'activity notification dropped: {exc!r}')
 
-    # --- failures ----------------------------------------------------------------------
-    def deactivate_after_error(self, names: Iterable[str], why: str) -> None:
-        """Deactivate `names` and everything commanding them; then start their fallbacks."""
-        with self.cycle_lock:
-            todo = list(dict.fromkeys(names))
-            i = 0
-            while i < len(todo):
-                for p in self.preceding(todo[i]):
-                    if p not in todo and self.state_of(p) == S.ACTIVE:
-                        todo.append(p)
-                i += 1
-            fallbacks: list[str] = []
-            for name in todo:
-                spec = self.controllers[name]
-                self.logger.error(f"deactivating controller '{name}': {why}")
-                self._deactivate(spec)
-                fallbacks += [f for f in spec.fallback_controllers if f not in fallbacks]
-            self._refresh_active()
-            if fallbacks:
-                ok, msg = self._switch(fallbacks, [], STRICT, 1.0)
-                if not ok:
-                    self.logger.error(f'fallback controllers {fallbacks} not activated: {msg}')
-            self._changed()
-
-    def _controllers_using(self, component: str, *, commands_only: bool = False) -> list[str]:
-        cmd, state = self.rm.interfaces_of(component)
-        cmd_set, state_set = set(cmd), set(state)
-        users = []
-        for spec in self._active:
-            if cmd_set.intersection(spec.claimed) or (
-                not commands_only
-                and state_set.intersection(h.name for h in spec.controller.state_interfaces)
-            ):
-                users.append(spec.name)
-        return users
-
-    def handle_hardware_error(self, component: str, where: str) -> None:
-        """A component's read()/write() failed: error its lifecycle, stop its controllers."""
-        users = self._controllers_using(component)
-        if users:
-            self.deactivate_after_error(users, f"hardware '{component}' failed in {where}()")
-        state = self.rm.handle_component_error(component)
-        self.logger.error(f"hardware '{component}' failed in {where}(): now {state.label}")
-        self._changed()
-
-    def handle_hardware_self_deactivate(self, component: str) -> None:
-        """write() returned DEACTIVATE: component to INACTIVE, stop controllers commanding it."""
-        if self.deactivate_on_hardware_self_deactivate:
-            users = self._controllers_using(component, commands_only=True)
-            if users:
-                self.deactivate_after_error(users, f"hardware '{component}' deactivated itself")
-        self.rm.set_component_state(component, S.INACTIVE)
-        self._changed()
-
-    def set_hardware_component_state(
-        self, component: str, target: LifecycleStateId
-    ) -> tuple[bool, LifecycleStateId | None]:
-        """Drive a component; controllers that need what goes away are deactivated first."""
-        with self.admin_lock, self.cycle_lock:
-            managed = self.rm.components.get(component)
-            if managed is None:
-                return False, None
-            if target != S.ACTIVE:
-                users = self._controllers_using(component, commands_only=target == S.INACTIVE)
-                if users:
-                    self.deactivate_after_error(
-                        users, f"hardware '{component}' goes to {target.label}"
-                    )
-            ok = self.rm.set_component_state(component, target)
-            self._changed()
-            return ok, managed.state
+    def _log(self, level: str, text: str) -> None:
+        """Log from any thread: handed to the executor, so the loop never logs itself."""
+        self.deferred.log(self.logger, level, text)
 
     # --- the cycle -------------------------------------------------------------------
     def update(self, time: Any, cycle_period: Duration, now_ns: int) -> None:
@@ -478,143 +477,38 @@ class ControllerManager:
             try:
                 result = ctrl.update(time, period)
             except Exception as exc:
-                self.logger.error(f"controller '{spec.name}' raised in update(): {exc!r}")
+                self._log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
             if result != ReturnType.OK:
                 spec.errors += 1
                 errored = [*(errored or []), spec.name]
+                if result != ReturnType.ERROR:
+                    self._log(
+                        'error',
+                        f"controller '{spec.name}': update() returned {result!r}, "
+                        'not ReturnType.OK: taken as ERROR',
+                    )
         if errored:
-            self.deactivate_after_error(errored, 'update() returned ERROR')
+            self.supervisor.deactivate_after_error(errored, 'update() returned ERROR')
 
-    def shutdown(self) -> None:
-        """Deactivate, clean up and unload every controller; finalize the hardware."""
-        with self.admin_lock:
-            active = self.active_controllers()
-            if active:
-                self.switch_controller([], active, BEST_EFFORT, timeout_s=5.0)
-            for name in list(self.controllers):
-                self.unload_controller(name)
-            with self.cycle_lock:
-                self.rm.shutdown()
+    # --- hardware states and the way out (see supervision.py) ------------------------------
+    def set_hardware_component_state(
+        self, component: str, target: LifecycleStateId, *, timeout_s: float | None = None
+    ) -> tuple[bool, LifecycleStateId | None]:
+        """Drive a component and wait for it (not from the loop or the executor: the
+        service uses `supervisor.request_hardware_state`, which does not wait)."""
+        return self.supervisor.request_hardware_state(component, target).result(timeout_s)
 
+    def shutdown(self, stop_loop: Callable[[], None] | None = None) -> None:
+        """Deactivate controllers, stop the loop, final write, unload, hardware shut down."""
+        self.supervisor.shutdown(stop_loop)
 
-class _SwitchPlan:
-    """Validation of a switch request, following ros2_control's strict/best-effort rules."""
-
-    def __init__(self, cm: ControllerManager, activate: list[str], deactivate: list[str]) -> None:
-        self.cm = cm
-        self.activate = activate
-        self.deactivate = deactivate
-        self.start_interfaces: list[str] = []
-        self.stop_interfaces: list[str] = []
-
-    def _reject(self, strict: bool, lst: list[str], name: str, why: str) -> str:
-        if strict:
-            return why
-        self.cm.logger.warning(f'{why}: skipping it (BEST_EFFORT)')
-        lst.remove(name)
-        return ''
-
-    def validate(self, *, strict: bool) -> str:
-        """'' when the plan is valid (possibly trimmed under BEST_EFFORT), else the error."""
-        cm = self.cm
-        for lst in (self.deactivate, self.activate):
-            for name in list(lst):
-                if name not in cm.controllers:
-                    err = self._reject(strict, lst, name, f"controller '{name}' is not loaded")
-                    if err:
-                        return err
-        for name in list(self.deactivate):
-            if cm.state_of(name) != S.ACTIVE:
-                err = self._reject(
-                    strict, self.deactivate, name, f"controller '{name}' is not active"
-                )
-                if err:
-                    return err
-        for name in list(self.activate):
-            state = cm.state_of(name)
-            if state == S.ACTIVE and name not in self.deactivate:
-                why = f"controller '{name}' is already active"
-            elif state in (S.UNCONFIGURED, S.FINALIZED):
-                why = f"controller '{name}' is {state.label}: configure it before activating"
-            else:
-                continue
-            err = self._reject(strict, self.activate, name, why)
-            if err:
-                return err
-        # chain rules and interfaces; dropping one may invalidate another, so repeat
-        changed = True
-        while changed:
-            changed = False
-            for name in list(self.deactivate):
-                for p in cm.preceding(name):
-                    if cm.state_of(p) == S.ACTIVE and p not in self.deactivate:
-                        why = (
-                            f"controller '{name}' cannot be deactivated while '{p}' "
-                            'commands it: deactivate that one too'
-                        )
-                        err = self._reject(strict, self.deactivate, name, why)
-                        if err:
-                            return err
-                        changed = True
-                        break
-            for name in list(self.activate):
-                why = self._activation_problem(name)
-                if why:
-                    err = self._reject(strict, self.activate, name, why)
-                    if err:
-                        return err
-                    changed = True
-        for name in self.activate:
-            spec = cm.controllers[name]
-            self.start_interfaces += cm.resolve_command_interfaces(spec)
-        for name in self.deactivate:
-            self.stop_interfaces += list(cm.controllers[name].claimed)
-        return ''
-
-    def _will_be_active(self, name: str) -> bool:
-        cm = self.cm
-        return name in self.activate or (
-            cm.state_of(name) == S.ACTIVE and name not in self.deactivate
+    def reset_hardware(self) -> None:
+        """Forget every hardware component (a robot description that failed to load)."""
+        self.rm = ResourceManager(
+            update_rate=self.update_rate,
+            allow_inactive_hardware_commands=self.rm.allow_inactive_hardware_commands,
+            logger=self.rm.logger,
         )
-
-    def _activation_problem(self, name: str) -> str:
-        cm = self.cm
-        for follower in cm.following(name):
-            if not self._will_be_active(follower):
-                return (
-                    f"controller '{name}' commands '{follower}', which is not active: "
-                    'activate the following controller first (or in the same request)'
-                )
-        spec = cm.controllers[name]
-        releasing = {i for n in self.deactivate for i in cm.controllers[n].claimed}
-        wanted_by_others = {
-            i
-            for other in self.activate
-            if other != name
-            for i in cm.resolve_command_interfaces(cm.controllers[other])
-        }
-        for itf in cm.resolve_command_interfaces(spec):
-            exporter = cm._exporter(itf)
-            if itf not in cm.rm.command_interfaces:
-                return f"controller '{name}': command interface '{itf}' does not exist"
-            if exporter is None and not cm.rm.is_command_available(itf):
-                return f"controller '{name}': command interface '{itf}' is not available"
-            holder = cm.rm.claimed.get(itf)
-            if holder is not None and itf not in releasing:
-                return (
-                    f"controller '{name}': command interface '{itf}' is currently claimed "
-                    f"by '{holder}'"
-                )
-            if itf in wanted_by_others:
-                return f"controller '{name}': command interface '{itf}' is wanted twice"
-        for itf in cm.resolve_state_interfaces(spec):
-            exporter = cm._exporter(itf)
-            if itf not in cm.rm.state_interfaces:
-                return f"controller '{name}': state interface '{itf}' does not exist"
-            if exporter is None and not cm.rm.is_state_available(itf):
-                return f"controller '{name}': state interface '{itf}' is not available"
-            if exporter is not None and not self._will_be_active(exporter):
-                return f"controller '{name}': reads '{itf}' of '{exporter}', which is not active"
-        return ''
+        self.rm.log_rt = self.deferred.log

@@ -5,6 +5,11 @@ thread (controller nodes join the same executor), and the control loop thread. T
 robot description comes from the `robot_description` parameter, from the
 `~/robot_description` topic (transient local, as published by robot_state_publisher),
 or, as a convenience without ROS tooling, from a file named by `robot_description_file`.
+
+Every way out stops the robot: SIGINT, SIGTERM, the ROS context shutting down, or the
+loop ending on a failure all go through `shutdown()` (controllers deactivated, one final
+write, hardware shut down). A loop failure also reports ERROR on /diagnostics and makes
+the process exit with status 1, so a supervisor or launch's `respawn` can act.
 """
 
 from __future__ import annotations
@@ -107,7 +112,11 @@ class ControllerManagerNode:
             spin_ns=int(self.param('loop.spin_us')) * 1000,
             guard_ns=int(self.param('loop.guard_us')) * 1000,
             thread_setup=self._configure_loop_thread,
+            on_failure=self._on_loop_failure,
         )
+        # set when the process should end: a signal, or the loop failing
+        self.stop_requested = threading.Event()
+        self._failure_wake = self.node.create_guard_condition(self._report_loop_failure)
         self.services: ManagerServices | None = None
         self._description_sub = None
         description = str(self.param('robot_description') or '')
@@ -176,9 +185,7 @@ class ControllerManagerNode:
             self.manager.rm.load_urdf(msg.data)
         except Exception as exc:
             log.error(f'invalid robot description: {exc}; waiting for a new one')
-            self.manager.rm = type(self.manager.rm)(
-                update_rate=self.manager.update_rate, logger=self.manager.rm.logger
-            )
+            self.manager.reset_hardware()
             return
         if self._description_sub is not None:
             self._wait_timer.cancel()
@@ -196,9 +203,22 @@ class ControllerManagerNode:
             self.loop.start()
             log.info(f'control loop running at {self.manager.update_rate} Hz')
 
+    def _on_loop_failure(self, exc: BaseException) -> None:
+        """In the dying loop thread: say so at once, then let the executor report it."""
+        self.node.get_logger().fatal(
+            f'the control loop stopped on an unhandled error: {exc!r}; stopping the robot '
+            f'and exiting\n{self.loop.failure_traceback}'
+        )
+        self.stop_requested.set()
+        self._failure_wake.trigger()
+
+    def _report_loop_failure(self) -> None:
+        if self.services is not None:
+            self.services.publish_diagnostics()
+
     def shutdown(self) -> None:
-        """Stop the loop after deactivating everything, then free the hardware."""
-        self.manager.shutdown()
+        """Deactivate every controller, stop the loop, final write, free the hardware."""
+        self.manager.shutdown(stop_loop=self.loop.stop)
         self.loop.stop()
         self.executor.remove_node(self.node)
         self.node.destroy_node()
@@ -225,9 +245,6 @@ def main(argv: list[str] | None = None) -> int:
     # The loop thread must get the GIL back soon after it wakes: shorten the interpreter's
     # switch interval from 5 ms (the other threads only run short callbacks).
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     executor = SingleThreadedExecutor()
     try:
         cm = ControllerManagerNode(executor)
@@ -235,6 +252,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
         rclpy.shutdown()
         return 1
+    stop = cm.stop_requested
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
     try:
         while not stop.is_set() and rclpy.ok():
             try:
@@ -243,11 +263,14 @@ def main(argv: list[str] | None = None) -> int:
                 spin_once_between_cycles(executor, cm.loop.gate, IDLE_WAKE_S)
             except Exception as exc:  # a failing callback must not take the manager down
                 cm.node.get_logger().error(f'callback failed: {exc!r}')
+        if cm.loop.failure is not None:
+            # let the ERROR on /diagnostics go out before the node goes away
+            spin_once_between_cycles(executor, cm.loop.gate, 0.1)
     finally:
         cm.shutdown()
         executor.shutdown()
         rclpy.try_shutdown()
-    return 0
+    return 1 if cm.loop.failure is not None else 0
 
 
 if __name__ == '__main__':

@@ -1,12 +1,14 @@
 """The controller manager's ROS API: ros2_control's services, activity and statistics.
 
 Every callback translates a controller_manager_msgs request into a ControllerManager
-call and the result back; errors are logged and returned in the response.
+call and the result back; errors are logged and returned in the response. A callback that
+raises still answers (`ok`/`success` false, the error logged): no client is left waiting.
 """
 
 from __future__ import annotations
 
 import json
+from concurrent.futures import Future
 from typing import Any
 
 import controller_manager_msgs.msg as cm_msg
@@ -15,9 +17,11 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from lifecycle_msgs.msg import State
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.task import Future as RclpyFuture
 from std_srvs.srv import Trigger
 
 from py_controllers import plugins
+from py_controllers.callback_guard import answering
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.hardware_interface.types import LifecycleStateId
 
@@ -35,7 +39,10 @@ class ManagerServices:
         self.node = node
         self.cm = manager
         self.loop = loop
-        srv = node.create_service
+
+        def srv(srv_type: Any, name: str, callback: Any) -> None:
+            node.create_service(srv_type, name, answering(callback, node.get_logger()))
+
         srv(cm_srv.ListControllers, '~/list_controllers', self._list_controllers)
         srv(cm_srv.ListControllerTypes, '~/list_controller_types', self._list_types)
         srv(cm_srv.LoadController, '~/load_controller', self._load)
@@ -59,11 +66,17 @@ class ManagerServices:
         )
         self._diag_pub = node.create_publisher(DiagnosticArray, '/diagnostics', 10)
         self._activity_seen = -1
-        # ~/activity goes out when something changed: the manager wakes this guard condition.
-        wake = node.create_guard_condition(self._publish_activity_if_changed)
+        # The manager wakes this guard condition when something changed (~/activity goes
+        # out) and when the loop handed work to the executor (logs, ROS calls).
+        wake = node.create_guard_condition(self._on_wake)
         manager.on_change = wake.trigger
+        manager.deferred.wake = wake.trigger
         self._publish_activity_if_changed()
         node.create_timer(1.0, self._publish_diagnostics)
+
+    def _on_wake(self) -> None:
+        self.cm.deferred.run_pending()
+        self._publish_activity_if_changed()
 
     # --- controllers -------------------------------------------------------------
     def _list_controllers(self, request: Any, response: Any) -> Any:
@@ -190,7 +203,9 @@ class ManagerServices:
         response.state_interfaces = self._interface_msgs(list(rm.state_interfaces), False)
         return response
 
-    def _set_hw(self, request: Any, response: Any) -> Any:
+    async def _set_hw(self, request: Any, response: Any) -> Any:
+        """The transition runs in a thread of its own: the executor serves other callbacks
+        (and the loop runs) while this one waits for it."""
         target = request.target_state
         try:
             goal = S(target.id) if target.id else S.from_label(target.label)
@@ -198,12 +213,27 @@ class ManagerServices:
             self.node.get_logger().error(f'set_hardware_component_state: {exc}')
             response.ok = False
             return response
-        ok, state = self.cm.set_hardware_component_state(request.name, goal)
+        ok, state = await self._wait(self.cm.supervisor.request_hardware_state(request.name, goal))
         response.ok = ok
         if state is not None:
             response.state = State(id=int(state), label=state.label)
         self._log(ok, f"hardware '{request.name}' -> {goal.label}: {'ok' if ok else 'failed'}")
         return response
+
+    async def _wait(self, future: Future) -> Any:
+        """Await a concurrent future from an executor callback without blocking the executor."""
+        done = RclpyFuture()
+        wake = self.node.create_guard_condition(lambda: None)
+
+        def finished(f: Future) -> None:
+            done.set_result(f.result())
+            wake.trigger()  # resumes the waiting callback
+
+        future.add_done_callback(finished)
+        try:
+            return await done
+        finally:
+            self.node.destroy_guard_condition(wake)
 
     # --- statistics and activity ----------------------------------------------------
     def statistics(self) -> dict:
@@ -225,14 +255,25 @@ class ManagerServices:
         response.message = 'statistics cleared'
         return response
 
+    def publish_diagnostics(self) -> None:
+        """The loop's figures on /diagnostics; ERROR when the loop has ended on a failure."""
+        self._publish_diagnostics()
+
     def _publish_diagnostics(self) -> None:
         stats = self.statistics()
         period = stats['period']
+        failure = getattr(self.loop, 'failure', None)
+        level, message = (
+            DiagnosticStatus.OK,
+            f'{stats["measured_rate_hz"]:.1f} Hz measured, {stats["overruns"]} overruns',
+        )
+        if failure is not None:
+            level, message = DiagnosticStatus.ERROR, f'control loop stopped: {failure!r}'
         status = DiagnosticStatus(
-            level=DiagnosticStatus.OK,
+            level=level,
             name=f'{self.node.get_name()}: Controllers Activity',
             hardware_id=self.node.get_fully_qualified_name(),
-            message=f'{stats["measured_rate_hz"]:.1f} Hz measured, {stats["overruns"]} overruns',
+            message=message,
             values=[
                 KeyValue(key=k, value=f'{v:.3f}' if isinstance(v, float) else str(v))
                 for k, v in [

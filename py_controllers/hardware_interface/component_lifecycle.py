@@ -1,4 +1,8 @@
-"""The lifecycle state machine of one hardware component, as ros2_control drives it."""
+"""The lifecycle state machine of one hardware component, as ros2_control drives it.
+
+Every callback is user code: an exception or a result that is not a CallbackReturn (or
+None/True/False) counts as ERROR, logged with what came back, and never escapes.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from py_controllers.hardware_interface.hardware_component import HardwareCompone
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId
 
 S = LifecycleStateId
+_CALLBACK_RETURNS = frozenset(int(r) for r in CallbackReturn)
 
 # (from, to) -> the callback of that single transition.
 _TRANSITIONS = {
@@ -34,6 +39,9 @@ class ManagedComponent:
         component.command_interfaces = {h.name: h for h in self.command_interfaces}
         self.read_errors = 0
         self.write_errors = 0
+        # True while a lifecycle transition runs (off the loop thread): the loop skips the
+        # component and its interfaces are unavailable until the transition ends
+        self.busy = False
 
     @property
     def type(self) -> str:
@@ -46,11 +54,20 @@ class ManagedComponent:
         except Exception as exc:
             self.logger.error(f"hardware '{self.name}': {callback} raised: {exc!r}")
             return CallbackReturn.ERROR
+        return self._as_callback_return(callback, result)
+
+    def _as_callback_return(self, callback: str, result: Any) -> CallbackReturn:
         if result is None or result is True:
             return CallbackReturn.SUCCESS
         if result is False:
             return CallbackReturn.FAILURE
-        return CallbackReturn(int(result))
+        if isinstance(result, int) and result in _CALLBACK_RETURNS:
+            return CallbackReturn(result)
+        self.logger.error(
+            f"hardware '{self.name}': {callback} returned {result!r}, not a CallbackReturn: "
+            'taken as ERROR'
+        )
+        return CallbackReturn.ERROR
 
     def handle_error(self) -> LifecycleStateId:
         """Run on_error: recoverable -> UNCONFIGURED, otherwise FINALIZED."""

@@ -9,7 +9,7 @@ is ACTIVE, a controller's exported interfaces while that controller is ACTIVE.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from py_controllers import plugins
@@ -19,6 +19,7 @@ from py_controllers.hardware_interface.handle import CommandInterface, StateInte
 from py_controllers.hardware_interface.hardware_component import HardwareComponentInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 from py_controllers.hardware_interface.urdf import parse_urdf_joints
+from py_controllers.realtime_tools.deferred import log_at
 
 S = LifecycleStateId
 
@@ -51,6 +52,8 @@ class ResourceManager:
         self._active_exporters: set[str] = set()
         self.claimed: dict[str, str] = {}  # command interface -> claiming controller
         self._readers: list[tuple[ManagedComponent, int]] = []
+        # how the loop logs (logger, level, text): the manager hands it to the executor
+        self.log_rt: Callable[[Any, str, str], None] = log_at
         self._writers: list[tuple[ManagedComponent, int]] = []
         self._cycle = 0
 
@@ -108,9 +111,22 @@ class ResourceManager:
                 return 1
             return max(1, round(self.update_rate / rate))
 
-        comps = self.components.values()
+        comps = [m for m in self.components.values() if not m.busy]
         self._readers = [(m, divider(m)) for m in comps if m.state in (S.INACTIVE, S.ACTIVE)]
         self._writers = [(m, divider(m)) for m in comps if m.state == S.ACTIVE]
+
+    def begin_transition(self, name: str) -> ManagedComponent:
+        """Mark `name` busy: the loop skips it, its interfaces are unavailable (caller holds
+        the cycle lock, so no read()/write() of it is under way when this returns)."""
+        managed = self.components[name]
+        managed.busy = True
+        self._refresh_loop_lists()
+        return managed
+
+    def end_transition(self, name: str) -> None:
+        """The transition of `name` is over: back in the loop as its new state says."""
+        self.components[name].busy = False
+        self._refresh_loop_lists()
 
     # --- availability and claiming -------------------------------------------------
     def owner_of(self, interface: str) -> str | None:
@@ -130,7 +146,7 @@ class ResourceManager:
         comp = self.components.get(owner)
         if comp is None:
             return owner in self._active_exporters
-        return comp.state in (S.INACTIVE, S.ACTIVE)
+        return not comp.busy and comp.state in (S.INACTIVE, S.ACTIVE)
 
     def is_command_available(self, name: str) -> bool:
         """True if command interface `name` exists and may be claimed now."""
@@ -140,6 +156,8 @@ class ResourceManager:
         comp = self.components.get(owner)
         if comp is None:
             return owner in self._active_exporters
+        if comp.busy:
+            return False
         if comp.state == S.ACTIVE:
             return True
         return self.allow_inactive_hardware_commands and comp.state == S.INACTIVE
@@ -258,28 +276,35 @@ class ResourceManager:
             try:
                 result = managed.component.read(time, period)
             except Exception as exc:
-                managed.logger.error(f'read() raised: {exc!r}')
+                self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
             if result != ReturnType.OK:
+                if result != ReturnType.ERROR:
+                    self.log_rt(managed.logger, 'error', f'read() returned {result!r}: ERROR')
                 managed.read_errors += 1
                 failed.append(managed.name)
         return failed
 
-    def write(self, time: Any, period: Any) -> tuple[list[str], list[str]]:
-        """write() every active component; (names that failed, names that asked to deactivate)."""
+    def write(
+        self, time: Any, period: Any, *, every_component: bool = False
+    ) -> tuple[list[str], list[str]]:
+        """write() every active component due this cycle (all of them with
+        `every_component`); (names that failed, names that asked to deactivate)."""
         failed: list[str] = []
         deactivate: list[str] = []
         for managed, every in self._writers:
-            if every != 1 and self._cycle % every:
+            if every != 1 and self._cycle % every and not every_component:
                 continue
             try:
                 result = managed.component.write(time, period)
             except Exception as exc:
-                managed.logger.error(f'write() raised: {exc!r}')
+                self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
             if result == ReturnType.DEACTIVATE:
                 deactivate.append(managed.name)
             elif result != ReturnType.OK:
+                if result != ReturnType.ERROR:
+                    self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
                 managed.write_errors += 1
                 failed.append(managed.name)
         return failed, deactivate
@@ -300,8 +325,12 @@ class ResourceManager:
         )
 
     def shutdown(self) -> None:
-        """Deactivate and finalize every component (best effort, logs failures)."""
+        """Deactivate and finalize every component (best effort, logs failures); a component
+        still inside a transition of its own is left alone."""
         for managed in self.components.values():
+            if managed.busy:
+                self.logger.error(f"hardware '{managed.name}' is in a transition: not shut down")
+                continue
             managed.set_state(S.FINALIZED)
         self._refresh_loop_lists()
 

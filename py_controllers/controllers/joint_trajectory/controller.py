@@ -458,6 +458,7 @@ class JointTrajectoryController(ControllerInterface):
 
     def _destroy_ros_entities(self) -> None:
         node = self.get_node()
+        self._abort_open_goals('Controller cleaned up.')  # none is left without a result
         self._wake = None
         for kind, entity in self._entities:
             getattr(node, f'destroy_{kind}')(entity)
@@ -596,7 +597,8 @@ class JointTrajectoryController(ControllerInterface):
 
     def on_deactivate(self, previous_state: Any) -> CallbackReturn:
         self._active = False
-        self._abort_open_goals('Current goal cancelled during deactivate transition.')
+        # deactivation may come from the loop (a failure): the monitor finishes the goals
+        self._abort_open_goals_rt('Current goal cancelled during deactivate transition.')
         for h in self._cmd_pos:
             h.value = h.value
         for handles in (self._cmd_vel, self._cmd_acc, self._cmd_eff):
@@ -1188,6 +1190,15 @@ class JointTrajectoryController(ControllerInterface):
                 ctx,
                 (_ABORT, _Result.INVALID_GOAL, 'Current goal preempted by new incoming action.'),
             )
+
+    def _abort_open_goals_rt(self, text: str) -> None:
+        """Hand every open goal an abort for the monitor to deliver (loop-safe)."""
+        self._goal_ctx = None
+        with self._finish_lock:
+            goals = list(self._open_goals)
+        for ctx in goals:
+            ctx.outcomes.append((_ABORT, _Result.INVALID_GOAL, text))
+        self._wake_monitor()
 
     def _abort_open_goals(self, text: str) -> None:
         self._goal_ctx = None

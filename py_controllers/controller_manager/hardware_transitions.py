@@ -1,0 +1,124 @@
+"""Hardware lifecycle transitions, run off the control loop and outside the cycle lock.
+
+A transition (configure, activate, on_error, ...) is user code that may do I/O or sleep: a
+serial base waits seconds for its board to boot. Each one runs in a thread of its own while
+the component is marked busy, so the loop skips it, nobody can claim its interfaces, and the
+rest of the robot keeps its rate. The cycle lock is held only to mark the component busy and
+to put it back, never while the transition runs. Starting one never blocks the caller (the
+loop may start one): a dispatcher thread creates the transition threads.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
+from py_controllers.hardware_interface.resource_manager import ResourceManager
+
+
+class TransitionBusyError(RuntimeError):
+    """The component is already inside a transition."""
+
+
+class HardwareTransitions:
+    """Runs component transitions in threads; `on_done(name)` when each ends."""
+
+    def __init__(
+        self,
+        get_rm: Callable[[], ResourceManager],
+        cycle_lock: Any,
+        *,
+        on_done: Callable[[str], None] | None = None,
+        log: Callable[[str, str], None] | None = None,
+    ) -> None:
+        self._get_rm = get_rm
+        self.cycle_lock = cycle_lock
+        self.on_done = on_done
+        self.log = log or (lambda level, text: None)
+        self._jobs: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        self._running: dict[str, threading.Thread | None] = {}
+        self._lock = threading.Lock()
+        self._dispatcher = threading.Thread(
+            target=self._dispatch, name='hw_transitions', daemon=True
+        )
+        self._dispatcher.start()
+
+    def start(self, name: str, work: Callable[[ManagedComponent], Any], what: str) -> Future:
+        """Mark `name` busy and queue `work(component)` for a thread of its own; the future
+        gets work's result or exception. Raises KeyError (unknown) or TransitionBusyError."""
+        rm = self._get_rm()
+        with self.cycle_lock:
+            managed = rm.components[name]
+            if managed.busy:
+                raise TransitionBusyError(f"hardware '{name}' is already in a transition")
+            rm.begin_transition(name)
+        future: Future = Future()
+        with self._lock:
+            self._running[name] = None
+        self._jobs.put((rm, managed, work, what, future))
+        return future
+
+    def _dispatch(self) -> None:
+        while True:
+            job = self._jobs.get()
+            thread = threading.Thread(
+                target=self._run, args=job, name=f'hw:{job[1].name}', daemon=True
+            )
+            with self._lock:  # started under the lock: wait_idle never sees it unstarted
+                self._running[job[1].name] = thread
+                thread.start()
+
+    def _run(
+        self,
+        rm: ResourceManager,
+        managed: ManagedComponent,
+        work: Callable[[ManagedComponent], Any],
+        what: str,
+        future: Future,
+    ) -> None:
+        result: Any = None
+        error: BaseException | None = None
+        try:
+            result = work(managed)
+        except BaseException as exc:  # user code: reported through the future, never lost
+            error = exc
+            self.log('error', f"hardware '{managed.name}': {what} failed: {exc!r}")
+        with self.cycle_lock:
+            rm.end_transition(managed.name)
+        with self._lock:
+            self._running.pop(managed.name, None)
+        if self.on_done is not None:
+            try:
+                self.on_done(managed.name)
+            except Exception as exc:
+                self.log('error', f"after {what} of hardware '{managed.name}': {exc!r}")
+        if error is None:
+            future.set_result(result)
+        else:
+            future.set_exception(error)
+
+    def busy(self) -> list[str]:
+        """Names of the components in a transition now."""
+        with self._lock:
+            return list(self._running)
+
+    def wait_idle(self, timeout_s: float) -> bool:
+        """Wait for every transition under way; False if some still run after `timeout_s`."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            with self._lock:
+                if not self._running:
+                    return True
+                threads = [t for t in self._running.values() if t is not None]
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            if threads:
+                threads[0].join(min(remaining, 0.05))
+            else:
+                time.sleep(0.001)  # queued, its thread not created yet

@@ -1,0 +1,207 @@
+"""What the controller manager does when something fails, and on every way out.
+
+- A controller whose update() fails is deactivated with every controller commanding it;
+  its fallback controllers are activated, displacing the controllers that hold the command
+  interfaces they need (as upstream).
+- A hardware component whose read()/write() fails: the controllers using it are deactivated
+  in the loop, at once; its on_error runs off the loop (it may do I/O), the component
+  skipped meanwhile. write() asking to DEACTIVATE works the same way.
+- Hardware lifecycle transitions requested over ROS run off the loop and outside the
+  cycle lock (see `hardware_transitions.py`).
+- Shutdown: controllers deactivated (velocity/effort to 0, position holds), the loop
+  stopped, one final write() delivers those commands, then controllers are unloaded and
+  the hardware is deactivated and shut down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+from rclpy.duration import Duration
+
+from py_controllers.controller_manager.hardware_transitions import (
+    HardwareTransitions,
+    TransitionBusyError,
+)
+from py_controllers.controller_manager.switch_plan import BEST_EFFORT, STRICT
+from py_controllers.hardware_interface.types import LifecycleStateId
+
+if TYPE_CHECKING:
+    from py_controllers.controller_manager.manager import ControllerManager
+
+S = LifecycleStateId
+LOCK_TIMEOUT_S = 2.0
+
+
+class Supervisor:
+    """Failure handling, hardware transitions and shutdown for one ControllerManager."""
+
+    def __init__(self, cm: ControllerManager) -> None:
+        self.cm = cm
+        self.transitions = HardwareTransitions(
+            lambda: cm.rm, cm.cycle_lock, on_done=lambda _name: cm._changed(), log=cm._log
+        )
+
+    # --- controllers -----------------------------------------------------------------
+    def deactivate_after_error(self, names: Iterable[str], why: str) -> None:
+        """Deactivate `names`, everything commanding them and everything holding interfaces
+        their fallback controllers need; then activate those fallbacks."""
+        cm = self.cm
+        with cm.cycle_lock:
+            todo = list(dict.fromkeys(names))
+            fallbacks: list[str] = []
+            for name in todo:
+                for f in cm.controllers[name].fallback_controllers:
+                    if f not in fallbacks and f in cm.controllers:
+                        fallbacks.append(f)
+            needed = self._interfaces_of(fallbacks)
+            for spec in cm._active:
+                displaced = needed.intersection(spec.claimed)
+                if displaced and spec.name not in todo and spec.name not in fallbacks:
+                    todo.append(spec.name)
+            i = 0
+            while i < len(todo):
+                for p in cm.preceding(todo[i]):
+                    if p not in todo and cm.state_of(p) == S.ACTIVE:
+                        todo.append(p)
+                i += 1
+            for name in todo:
+                cm._log('error', f"deactivating controller '{name}': {why}")
+                cm._deactivate(cm.controllers[name])
+            cm._refresh_active()
+            if fallbacks:
+                ok, msg = cm._switch(fallbacks, [], STRICT, LOCK_TIMEOUT_S)
+                if ok:
+                    cm._log('info', f'fallback controllers {fallbacks} activated')
+                else:
+                    cm._log('error', f'fallback controllers {fallbacks} not activated: {msg}')
+            cm._changed()
+
+    def _interfaces_of(self, names: list[str]) -> set[str]:
+        cm = self.cm
+        wanted: set[str] = set()
+        for name in names:
+            try:
+                wanted.update(cm.resolve_command_interfaces(cm.controllers[name]))
+            except RuntimeError as exc:
+                cm._log('error', str(exc))
+        return wanted
+
+    def controllers_using(self, component: str, *, commands_only: bool = False) -> list[str]:
+        """Active controllers claiming (or, unless commands_only, reading) `component`."""
+        cmd, state = self.cm.rm.interfaces_of(component)
+        cmd_set, state_set = set(cmd), set(state)
+        users = []
+        for spec in self.cm._active:
+            if cmd_set.intersection(spec.claimed) or (
+                not commands_only
+                and state_set.intersection(h.name for h in spec.controller.state_interfaces)
+            ):
+                users.append(spec.name)
+        return users
+
+    # --- hardware failures (loop thread) -----------------------------------------------
+    def handle_hardware_error(self, component: str, where: str) -> None:
+        """read()/write() failed: its controllers stop now, its on_error runs off the loop."""
+        users = self.controllers_using(component)
+        if users:
+            self.deactivate_after_error(users, f"hardware '{component}' failed in {where}()")
+        self.cm._log('error', f"hardware '{component}' failed in {where}(): handling the error")
+        self._start(component, lambda m: m.handle_error(), 'on_error')
+        self.cm._changed()
+
+    def handle_hardware_self_deactivate(self, component: str) -> None:
+        """write() returned DEACTIVATE: stop the controllers commanding it; the component
+        goes to INACTIVE off the loop."""
+        if self.cm.deactivate_on_hardware_self_deactivate:
+            users = self.controllers_using(component, commands_only=True)
+            if users:
+                self.deactivate_after_error(users, f"hardware '{component}' deactivated itself")
+        self._start(component, lambda m: m.set_state(S.INACTIVE), 'deactivate')
+        self.cm._changed()
+
+    def _start(self, component: str, work: Callable, what: str) -> Future | None:
+        try:
+            return self.transitions.start(component, work, what)
+        except TransitionBusyError:
+            return None
+
+    # --- hardware transitions requested over ROS --------------------------------------
+    def request_hardware_state(
+        self, component: str, target: LifecycleStateId
+    ) -> Future[tuple[bool, LifecycleStateId | None]]:
+        """Start driving `component` to `target`; the future has (ok, resulting state).
+        Controllers that need what goes away are deactivated first (between two cycles)."""
+        cm = self.cm
+        outcome: Future[tuple[bool, LifecycleStateId | None]] = Future()
+        with cm.admin_lock:
+            managed = cm.rm.components.get(component)
+            if managed is None:
+                cm._log('error', f"hardware component '{component}' does not exist")
+                outcome.set_result((False, None))
+                return outcome
+            if managed.busy:
+                cm._log('error', f"hardware '{component}' is in a transition already: try again")
+                outcome.set_result((False, managed.state))
+                return outcome
+            if target != S.ACTIVE:
+                users = self.controllers_using(component, commands_only=target == S.INACTIVE)
+                if users:
+                    self.deactivate_after_error(
+                        users, f"hardware '{component}' goes to {target.label}"
+                    )
+            inner = self._start(
+                component, lambda m: m.set_state(target), f'transition to {target.label}'
+            )
+        if inner is None:
+            outcome.set_result((False, managed.state))
+            return outcome
+
+        def done(f: Future) -> None:
+            ok = f.exception() is None and bool(f.result())
+            outcome.set_result((ok, managed.state))
+
+        inner.add_done_callback(done)
+        return outcome
+
+    # --- every way out ----------------------------------------------------------------
+    def final_write(self) -> list[str]:
+        """write() every active component once, outside the loop; names that failed."""
+        cm = self.cm
+        if not cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S):
+            cm.logger.error('final write skipped: the control cycle did not finish')
+            return []
+        try:
+            now = cm.node.get_clock().now()
+            period = Duration(nanoseconds=round(1e9 / cm.update_rate))
+            failed, _ = cm.rm.write(now, period, every_component=True)
+        finally:
+            cm.cycle_lock.release()
+        for name in failed:
+            cm.logger.error(f"hardware '{name}': the final write() failed")
+        return failed
+
+    def shutdown(self, stop_loop: Callable[[], None] | None = None) -> None:
+        """Stop the robot and free everything: deactivate controllers, stop the loop, one
+        final write, unload controllers, hardware to FINALIZED."""
+        cm = self.cm
+        with cm.admin_lock:
+            active = cm.active_controllers()
+            if active:
+                ok, message = cm.switch_controller([], active, BEST_EFFORT, timeout_s=5.0)
+                if not ok:
+                    cm.logger.error(f'shutdown: deactivating {active} failed: {message}')
+            if stop_loop is not None:
+                stop_loop()
+            self.final_write()
+            for name in list(cm.controllers):
+                cm.unload_controller(name)
+            if not self.transitions.wait_idle(LOCK_TIMEOUT_S):
+                cm.logger.error(
+                    f'shutdown: hardware still in transition: {self.transitions.busy()}'
+                )
+            with cm.cycle_lock:
+                cm.rm.shutdown()
+        cm.deferred.run_pending()

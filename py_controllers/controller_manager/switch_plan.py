@@ -1,0 +1,147 @@
+"""Validation of a switch_controller request, following ros2_control's rules.
+
+Under STRICT the first problem fails the request; under BEST_EFFORT the controller at
+fault is dropped from the request (with a warning) and the rest goes ahead.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from py_controllers.hardware_interface.types import LifecycleStateId
+
+if TYPE_CHECKING:
+    from py_controllers.controller_manager.manager import ControllerManager
+
+S = LifecycleStateId
+BEST_EFFORT = 1
+STRICT = 2
+
+
+class SwitchPlan:
+    """Validation of a switch request, following ros2_control's strict/best-effort rules."""
+
+    def __init__(self, cm: ControllerManager, activate: list[str], deactivate: list[str]) -> None:
+        self.cm = cm
+        self.activate = activate
+        self.deactivate = deactivate
+        self.start_interfaces: list[str] = []
+        self.stop_interfaces: list[str] = []
+
+    def _reject(self, strict: bool, lst: list[str], name: str, why: str) -> str:
+        if strict:
+            return why
+        self.cm.logger.warning(f'{why}: skipping it (BEST_EFFORT)')
+        lst.remove(name)
+        return ''
+
+    def validate(self, *, strict: bool) -> str:
+        """'' when the plan is valid (possibly trimmed under BEST_EFFORT), else the error."""
+        cm = self.cm
+        for lst in (self.deactivate, self.activate):
+            for name in list(lst):
+                if name not in cm.controllers:
+                    err = self._reject(strict, lst, name, f"controller '{name}' is not loaded")
+                    if err:
+                        return err
+        for name in list(self.deactivate):
+            if cm.state_of(name) != S.ACTIVE:
+                err = self._reject(
+                    strict, self.deactivate, name, f"controller '{name}' is not active"
+                )
+                if err:
+                    return err
+        for name in list(self.activate):
+            state = cm.state_of(name)
+            if state == S.ACTIVE and name not in self.deactivate:
+                why = f"controller '{name}' is already active"
+            elif state in (S.UNCONFIGURED, S.FINALIZED):
+                why = f"controller '{name}' is {state.label}: configure it before activating"
+            else:
+                continue
+            err = self._reject(strict, self.activate, name, why)
+            if err:
+                return err
+        # chain rules and interfaces; dropping one may invalidate another, so repeat
+        changed = True
+        while changed:
+            changed = False
+            for name in list(self.deactivate):
+                for p in cm.preceding(name):
+                    if cm.state_of(p) == S.ACTIVE and p not in self.deactivate:
+                        why = (
+                            f"controller '{name}' cannot be deactivated while '{p}' "
+                            'commands it: deactivate that one too'
+                        )
+                        err = self._reject(strict, self.deactivate, name, why)
+                        if err:
+                            return err
+                        changed = True
+                        break
+            for name in list(self.activate):
+                why = self._activation_problem(name)
+                if why:
+                    err = self._reject(strict, self.activate, name, why)
+                    if err:
+                        return err
+                    changed = True
+        try:
+            for name in self.activate:
+                self.start_interfaces += cm.resolve_command_interfaces(cm.controllers[name])
+        except RuntimeError as exc:  # a controller's configuration raised
+            return str(exc)
+        for name in self.deactivate:
+            self.stop_interfaces += list(cm.controllers[name].claimed)
+        return ''
+
+    def _will_be_active(self, name: str) -> bool:
+        cm = self.cm
+        return name in self.activate or (
+            cm.state_of(name) == S.ACTIVE and name not in self.deactivate
+        )
+
+    def _activation_problem(self, name: str) -> str:
+        try:
+            return self._interface_problem(name)
+        except RuntimeError as exc:  # a controller's configuration raised
+            return str(exc)
+
+    def _interface_problem(self, name: str) -> str:
+        cm = self.cm
+        for follower in cm.following(name):
+            if not self._will_be_active(follower):
+                return (
+                    f"controller '{name}' commands '{follower}', which is not active: "
+                    'activate the following controller first (or in the same request)'
+                )
+        spec = cm.controllers[name]
+        releasing = {i for n in self.deactivate for i in cm.controllers[n].claimed}
+        wanted_by_others = {
+            i
+            for other in self.activate
+            if other != name
+            for i in cm.resolve_command_interfaces(cm.controllers[other])
+        }
+        for itf in cm.resolve_command_interfaces(spec):
+            exporter = cm._exporter(itf)
+            if itf not in cm.rm.command_interfaces:
+                return f"controller '{name}': command interface '{itf}' does not exist"
+            if exporter is None and not cm.rm.is_command_available(itf):
+                return f"controller '{name}': command interface '{itf}' is not available"
+            holder = cm.rm.claimed.get(itf)
+            if holder is not None and itf not in releasing:
+                return (
+                    f"controller '{name}': command interface '{itf}' is currently claimed "
+                    f"by '{holder}'"
+                )
+            if itf in wanted_by_others:
+                return f"controller '{name}': command interface '{itf}' is wanted twice"
+        for itf in cm.resolve_state_interfaces(spec):
+            exporter = cm._exporter(itf)
+            if itf not in cm.rm.state_interfaces:
+                return f"controller '{name}': state interface '{itf}' does not exist"
+            if exporter is None and not cm.rm.is_state_available(itf):
+                return f"controller '{name}': state interface '{itf}' is not available"
+            if exporter is not None and not self._will_be_active(exporter):
+                return f"controller '{name}': reads '{itf}' of '{exporter}', which is not active"
+        return ''

@@ -1,0 +1,90 @@
+"""Robots and controllers the safety tests share: FaultInjectionSystem components on
+revolute joints, and controllers that misbehave in one named way each."""
+
+from __future__ import annotations
+
+from py_controllers import plugins
+from py_controllers.controller_interface.controller_interface import (
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+
+
+def robot(components: dict[str, tuple[dict[str, object], list[str]]], *, plugin: str = '') -> str:
+    """A URDF: one revolute joint per name, each `<ros2_control>` a FaultInjectionSystem
+    (unless `plugin`) with `params` and position+velocity command/state interfaces."""
+    joints = [j for _, names in components.values() for j in names]
+    links = ''.join(f'<link name="l_{j}"/>' for j in joints)
+    urdf_joints = ''.join(
+        f'<joint name="{j}" type="revolute"><parent link="base"/><child link="l_{j}"/>'
+        '<axis xyz="0 0 1"/><limit lower="-3" upper="3" velocity="2" effort="10"/></joint>'
+        for j in joints
+    )
+    tags = ''
+    for name, (params, names) in components.items():
+        hw_params = ''.join(f'<param name="{k}">{v}</param>' for k, v in params.items())
+        joint_tags = ''.join(
+            f'<joint name="{j}"><command_interface name="position"/>'
+            '<command_interface name="velocity"/><command_interface name="effort"/>'
+            '<state_interface name="position"><param name="initial_value">0.0</param>'
+            '</state_interface><state_interface name="velocity"/></joint>'
+            for j in names
+        )
+        tags += (
+            f'<ros2_control name="{name}" type="system"><hardware><plugin>'
+            f'{plugin or "py_controllers/FaultInjectionSystem"}</plugin>{hw_params}'
+            f'</hardware>{joint_tags}</ros2_control>'
+        )
+    return f'<robot name="safety"><link name="base"/>{links}{urdf_joints}{tags}</robot>'
+
+
+class Commanding(ControllerInterface):
+    """Writes `value` (default 1.5) to the command interfaces in its `interfaces` parameter."""
+
+    def on_init(self):
+        node = self.get_node()
+        node.declare_parameter('interfaces', ['j1/velocity'])
+        node.declare_parameter('value', 1.5)
+        self.updates = 0
+
+    def on_configure(self, previous_state):
+        self.names = list(self.get_node().get_parameter('interfaces').value)
+        self.value = float(self.get_node().get_parameter('value').value)
+
+    def command_interface_configuration(self):
+        return InterfaceConfiguration.individual(self.names)
+
+    def update(self, time, period):
+        self.updates += 1
+        for handle in self.command_interfaces:
+            handle.value = self.value
+        return ReturnType.OK
+
+
+class Reading(ControllerInterface):
+    """Reads j1's position state, commands nothing (a broadcaster's shape)."""
+
+    def state_interface_configuration(self):
+        return InterfaceConfiguration.individual(['j1/position'])
+
+    def update(self, time, period):
+        return ReturnType.OK
+
+
+class BadReturn(Commanding):
+    """update() forgets to return a ReturnType."""
+
+    def update(self, time, period):
+        super().update(time, period)
+
+
+class BadConfiguration(Commanding):
+    """command_interface_configuration() raises once configured."""
+
+    def command_interface_configuration(self):
+        raise KeyError('no such joint in my table')
+
+
+for _cls in (Commanding, Reading, BadReturn, BadConfiguration):
+    plugins.register(plugins.CONTROLLERS_GROUP, f'safety/{_cls.__name__}', _cls)

@@ -1,0 +1,281 @@
+"""The safety net in-process: failures are contained, hardware transitions never block the
+loop, fallbacks displace what holds their interfaces, every way out stops the robot."""
+
+import threading
+
+import pytest
+from controller_manager_msgs.srv import SetHardwareComponentState
+from lifecycle_msgs.msg import State
+from rclpy.parameter import Parameter
+from safety_rig import robot
+
+from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.hardware_interface.types import LifecycleStateId as S
+from py_controllers.testing import RosHarness, SteppedManager
+
+STRICT = 2
+
+
+@pytest.fixture
+def harness():
+    with RosHarness('safety') as h:
+        yield h
+
+
+def stepped(harness, components):
+    return SteppedManager(harness, robot(components))
+
+
+def start(manager, name, type_name, **params):
+    """Load `name`, set its parameters, configure and activate it."""
+    ok, msg = manager.load_controller(name, f'safety/{type_name}')
+    assert ok, msg
+    ctrl = manager.controllers[name].controller
+    ctrl.get_node().set_parameters([Parameter(k, value=v) for k, v in params.items()])
+    ok, msg = manager.configure_controller(name)
+    assert ok, msg
+    ok, msg = manager.switch_controller([name], [], STRICT)
+    assert ok, msg
+    return ctrl
+
+
+def component(manager, name):
+    return manager.rm.components[name].component
+
+
+def settle(sm):
+    """Wait for the off-loop hardware transitions, then serve the executor once."""
+    assert sm.manager.supervisor.transitions.wait_idle(10.0)
+    sm.harness.executor.spin_once(timeout_sec=0.0)
+
+
+# --- 1. failures are contained, the loop carries on -------------------------------------
+@pytest.mark.parametrize('on_error_result', ['3', 'raise', 'error'])
+def test_bad_on_error_finalizes_the_component_and_the_loop_goes_on(harness, on_error_result):
+    sm = stepped(
+        harness,
+        {
+            'Faulty': ({'read_fault_at': 3, 'on_error_result': on_error_result}, ['j1']),
+            'Healthy': ({}, ['j2']),
+        },
+    )
+    try:
+        m = sm.manager
+        faulty = start(m, 'faulty', 'Commanding', interfaces=['j1/velocity'])
+        healthy = start(m, 'healthy', 'Commanding', interfaces=['j2/velocity'])
+        sm.step(5)
+        settle(sm)
+        sm.step(5)
+        assert m.rm.components['Faulty'].state == S.FINALIZED  # on_error did not succeed
+        assert m.state_of('faulty') == S.INACTIVE
+        assert m.state_of('healthy') == S.ACTIVE
+        assert healthy.updates == 10 and faulty.updates == 2
+        assert component(m, 'Healthy').reads == 10
+        assert component(m, 'Faulty').reads == 3  # never read again
+    finally:
+        sm.shutdown()
+
+
+def test_on_error_runs_off_the_loop_thread(harness):
+    sm = stepped(harness, {'Faulty': ({'read_fault_at': 2}, ['j1'])})
+    try:
+        hw = component(sm.manager, 'Faulty')
+        seen = []
+        original = hw.on_error
+        hw.on_error = lambda previous: (seen.append(threading.get_ident()), original(previous))[1]
+        sm.step(3)
+        settle(sm)
+        assert seen and seen[0] != threading.get_ident()  # not the thread running cycles
+        assert sm.manager.rm.components['Faulty'].state == S.UNCONFIGURED  # recoverable
+    finally:
+        sm.shutdown()
+
+
+@pytest.mark.parametrize('fault', ['error', 'raise', 'bad_result'])
+def test_write_error_deactivates_the_controllers_using_the_component(harness, fault):
+    sm = stepped(
+        harness,
+        {'Faulty': ({'write_fault_at': 4, 'write_fault': fault}, ['j1']), 'Healthy': ({}, ['j2'])},
+    )
+    try:
+        m = sm.manager
+        start(m, 'cmd', 'Commanding', interfaces=['j1/velocity'])
+        start(m, 'reader', 'Reading')  # reads j1/position: a user too
+        healthy = start(m, 'healthy', 'Commanding', interfaces=['j2/velocity'])
+        sm.step(6)
+        settle(sm)
+        assert m.state_of('cmd') == S.INACTIVE and m.state_of('reader') == S.INACTIVE
+        assert m.state_of('healthy') == S.ACTIVE and healthy.updates == 6
+        assert m.rm.components['Faulty'].state == S.UNCONFIGURED
+        assert component(m, 'Faulty').writes == 4
+    finally:
+        sm.shutdown()
+
+
+def test_write_deactivate_stops_commanders_keeps_readers(harness):
+    sm = stepped(harness, {'Faulty': ({'write_fault_at': 2, 'write_fault': 'deactivate'}, ['j1'])})
+    try:
+        m = sm.manager
+        start(m, 'cmd', 'Commanding', interfaces=['j1/velocity'])
+        start(m, 'reader', 'Reading')
+        sm.step(3)
+        settle(sm)
+        assert m.rm.components['Faulty'].state == S.INACTIVE
+        assert m.state_of('cmd') == S.INACTIVE
+        assert m.state_of('reader') == S.ACTIVE  # states of an INACTIVE component stay readable
+        assert m.rm.command_interfaces['j1/velocity'].value == 0.0  # released: stopped
+    finally:
+        sm.shutdown()
+
+
+def test_read_error_deactivates_controllers_before_write(harness):
+    sm = stepped(harness, {'Faulty': ({'read_fault_at': 3}, ['j1'])})
+    try:
+        m = sm.manager
+        start(m, 'cmd', 'Commanding', interfaces=['j1/velocity'])
+        sm.step(3)
+        hw = component(m, 'Faulty')
+        assert hw.writes == 2  # the failing cycle wrote nothing
+        assert m.state_of('cmd') == S.INACTIVE
+        settle(sm)
+        assert m.rm.components['Faulty'].state == S.UNCONFIGURED
+    finally:
+        sm.shutdown()
+
+
+def test_update_returning_nonsense_is_an_error(harness):
+    sm = stepped(harness, {'Arm': ({}, ['j1', 'j2'])})
+    try:
+        m = sm.manager
+        start(m, 'bad', 'BadReturn', interfaces=['j1/velocity'])
+        good = start(m, 'good', 'Commanding', interfaces=['j2/velocity'])
+        sm.step(3)
+        assert m.state_of('bad') == S.INACTIVE
+        assert m.controllers['bad'].errors == 1
+        assert m.state_of('good') == S.ACTIVE and good.updates == 3
+        assert m.rm.command_interfaces['j1/velocity'].value == 0.0
+    finally:
+        sm.shutdown()
+
+
+def test_a_raising_interface_configuration_does_not_break_error_handling(harness):
+    sm = stepped(harness, {'Arm': ({'read_fault_at': 3}, ['j1', 'j2'])})
+    try:
+        m = sm.manager
+        ok, msg = m.load_controller('broken', 'safety/BadConfiguration')
+        assert ok, msg
+        assert m.configure_controller('broken')[0]
+        start(m, 'cmd', 'Commanding', interfaces=['j1/velocity'])
+        ok, msg = m.switch_controller(['broken'], [], STRICT)
+        assert not ok and 'command_interface_configuration() raised' in msg
+        sm.step(5)  # the read error walks every controller's configuration for the chain
+        settle(sm)
+        assert m.state_of('cmd') == S.INACTIVE
+        assert m.rm.components['Arm'].state == S.UNCONFIGURED
+        by_name = {c.name: c for c in harness.manager().list_controllers()}
+        assert list(by_name['broken'].required_command_interfaces) == []
+    finally:
+        sm.shutdown()
+
+
+# --- fallback controllers ----------------------------------------------------------------
+def test_fallback_displaces_the_holder_of_its_interfaces(harness):
+    sm = stepped(harness, {'Arm': ({}, ['j1', 'j2', 'j3'])})
+    try:
+        m = sm.manager
+        m.node.set_parameters([Parameter('failing.fallback_controllers', value=['fallback'])])
+        failing = start(m, 'failing', 'BadReturn', interfaces=['j1/velocity'])
+        holder = start(m, 'holder', 'Commanding', interfaces=['j2/velocity'])
+        bystander = start(m, 'bystander', 'Commanding', interfaces=['j3/velocity'])
+        ok, msg = m.load_controller('fallback', 'safety/Commanding')
+        assert ok, msg
+        fb = m.controllers['fallback'].controller
+        fb.get_node().set_parameters(
+            [
+                Parameter('interfaces', value=['j1/velocity', 'j2/velocity']),
+                Parameter('value', value=-0.25),
+            ]
+        )
+        assert m.configure_controller('fallback')[0]
+        sm.step(2)
+        assert m.state_of('failing') == S.INACTIVE
+        assert m.state_of('holder') == S.INACTIVE  # held j2/velocity, which the fallback needs
+        assert m.state_of('fallback') == S.ACTIVE
+        assert m.state_of('bystander') == S.ACTIVE
+        assert sm.command('j1/velocity') == -0.25 and sm.command('j2/velocity') == -0.25
+        assert failing.updates == 1 and holder.updates == 1 and bystander.updates == 2
+        assert fb.updates == 1
+    finally:
+        sm.shutdown()
+
+
+# --- every way out stops the robot ---------------------------------------------------------
+def test_shutdown_writes_the_stop_before_the_hardware_goes(harness, tmp_path):
+    record = tmp_path / 'record.json'
+    sm = stepped(harness, {'Arm': ({'record_file': record}, ['j1', 'j2'])})
+    m = sm.manager
+    start(m, 'vel', 'Commanding', interfaces=['j1/velocity'])
+    start(m, 'pos', 'Commanding', interfaces=['j2/position'], value=0.7)
+    sm.step(3)
+    hw = component(m, 'Arm')
+    assert hw.last_write['j1/velocity'] == 1.5
+    sm.shutdown()
+    assert hw.writes == 4  # one final write after the controllers were deactivated
+    assert hw.last_write['j1/velocity'] == 0.0  # velocity stopped
+    assert hw.last_write['j2/position'] == 0.7  # position holds
+    assert m.rm.components['Arm'].state == S.FINALIZED
+
+
+# --- 2. nothing blocks the loop ------------------------------------------------------------
+def test_a_slow_activation_does_not_stall_the_rest(harness):
+    urdf = robot(
+        {
+            'Slow': ({'activate_delay_s': 1.0}, ['j1']),
+            'Fast': ({}, ['j2']),
+        }
+    )
+    node = ControllerManagerNode(
+        harness.executor,
+        context=harness.context,
+        parameter_overrides=[
+            Parameter('robot_description', value=urdf),
+            Parameter('update_rate', value=100),
+            Parameter('thread_priority', value=0),
+            Parameter('hardware_components_initial_state.inactive', value=['Slow']),
+        ],
+    )
+    try:
+        m, stats = node.manager, node.loop.stats
+        fast, slow = component(m, 'Fast'), component(m, 'Slow')
+        client = harness.node.create_client(
+            SetHardwareComponentState, '/controller_manager/set_hardware_component_state'
+        )
+        assert client.wait_for_service(timeout_sec=20.0)
+        assert harness.spin_until(lambda: stats.cycles > 10)
+        with m.cycle_lock:
+            cycles0, missed0, fast0 = stats.cycles, stats.missed_periods, fast.reads
+        seen_busy = []
+
+        def watch():
+            seen_busy.append(m.rm.components['Slow'].busy)
+            return False
+
+        request = SetHardwareComponentState.Request(name='Slow', target_state=State(label='active'))
+        future = client.call_async(request)
+        assert harness.spin_until(lambda: future.done() or watch(), 30.0)
+        with m.cycle_lock:
+            cycles, missed, fast_reads = (
+                stats.cycles - cycles0,
+                stats.missed_periods - missed0,
+                fast.reads - fast0,
+            )
+        assert future.result().ok and future.result().state.label == 'active'
+        assert any(seen_busy)
+        # 1 s of activation at 100 Hz: the loop kept its rate (blocked, it ran 0 cycles and
+        # missed 100 periods); generous bounds for a loaded machine
+        assert cycles >= 50, (cycles, missed)
+        assert missed <= 10, (cycles, missed)
+        assert fast_reads >= 50
+        assert slow.reads > 0 or m.rm.components['Slow'].state == S.ACTIVE
+    finally:
+        node.shutdown()
