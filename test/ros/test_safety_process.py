@@ -1,0 +1,100 @@
+"""The safety net of ros2_control_node as a process: every way out stops the robot, and a
+loop that dies anyway is loud (diagnostics ERROR, exit status 1)."""
+
+import json
+import signal
+
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from safety_rig import robot
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+
+CONTROLLERS = """
+controller_manager:
+  ros__parameters:
+    update_rate: 100
+    joint_state_broadcaster:
+      type: joint_state_broadcaster/JointStateBroadcaster
+    velocity_controller:
+      type: velocity_controllers/JointGroupVelocityController
+    forward_velocity:
+      type: forward_command_controller/ForwardCommandController
+velocity_controller:
+  ros__parameters:
+    joints: [j1, j2]
+forward_velocity:
+  ros__parameters:
+    joints: [j1, j2]
+    interface_name: velocity
+"""
+
+
+def start_robot(tmp_path, **params):
+    record = tmp_path / 'record.json'
+    (tmp_path / 'robot.urdf').write_text(
+        robot({'Arm': ({'record_file': record, **params}, ['j1', 'j2'])})
+    )
+    (tmp_path / 'controllers.yaml').write_text(CONTROLLERS)
+    manager = ManagerProcess([tmp_path / 'controllers.yaml'], tmp_path / 'robot.urdf')
+    return manager, record
+
+
+def drive(manager, ros, controller):
+    """Spawn `controller` and command 1.5 rad/s until the hardware's state shows it."""
+    states = ros.subscribe(JointState, '/joint_states')
+    result = run_tool(
+        'spawner', 'joint_state_broadcaster', controller, '--controller-manager-timeout', '30'
+    )
+    assert result.returncode == 0, result.stdout + result.stderr + manager.output()
+    pub = ros.node.create_publisher(Float64MultiArray, f'/{controller}/commands', 10)
+
+    def moving():
+        pub.publish(Float64MultiArray(data=[1.5, 1.5]))
+        return bool(states) and list(states[-1].velocity) == [1.5, 1.5]
+
+    assert ros.spin_until(moving), manager.output()
+
+
+@pytest.mark.parametrize(
+    ('sig', 'controller'),
+    [
+        (signal.SIGINT, 'velocity_controller'),
+        (signal.SIGTERM, 'velocity_controller'),
+        (signal.SIGINT, 'forward_velocity'),  # a controller that does not zero on deactivate
+    ],
+)
+def test_a_signal_stops_the_motors_before_exit(tmp_path, sig, controller):
+    manager, record = start_robot(tmp_path)
+    with manager, RosHarness('safety_signal') as ros:
+        drive(manager, ros, controller)  # the mock mirrors what write() delivered
+        manager.process.send_signal(sig)
+        assert manager.process.wait(15) == 0, manager.output()
+    last = json.loads(record.read_text())
+    assert last['writes'] > 10
+    assert last['last_write']['j1/velocity'] == 0.0, manager.output()
+    assert last['last_write']['j2/velocity'] == 0.0
+
+
+def test_a_loop_that_dies_is_loud_and_still_stops_the_robot(tmp_path):
+    # SystemExit from read() escapes every containment: the loop thread ends
+    manager, record = start_robot(tmp_path, read_fault_at=300, read_fault='exit')
+    with manager, RosHarness('safety_loop_death') as ros:
+        diagnostics = ros.subscribe(DiagnosticArray, '/diagnostics', 50)
+        drive(manager, ros, 'velocity_controller')
+        ros.spin_until(lambda: not manager.alive, 30.0)
+        assert manager.process.wait(15) == 1, manager.output()
+        errors = [
+            s
+            for msg in diagnostics
+            for s in msg.status
+            if s.level == DiagnosticStatus.ERROR and 'control loop stopped' in s.message
+        ]
+        assert errors, [s.message for m in diagnostics for s in m.status][-3:]
+    output = manager.output()
+    assert 'the control loop stopped on an unhandled error' in output
+    assert 'SystemExit' in output
+    last = json.loads(record.read_text())
+    assert last['last_write']['j1/velocity'] == 0.0, output
