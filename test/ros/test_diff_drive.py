@@ -1,6 +1,8 @@
 """diff_drive_controller on a mock base: cmd_vel in, odometry, TF and limits out."""
 
+import itertools
 import math
+import re
 
 import pytest
 from geometry_msgs.msg import TwistStamped
@@ -11,7 +13,7 @@ from tf2_msgs.msg import TFMessage
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.robot_description import swap_hardware
-from py_controllers.testing import CONFIG, RosHarness
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 MOCK_BASE = swap_hardware(
     (CONFIG / 'diffbot.urdf').read_text(),
@@ -117,21 +119,12 @@ def test_turning_and_deactivation_zeroes_wheels(base):
     assert manager.state_of('diff_drive_controller') == LifecycleStateId.INACTIVE
 
 
-def test_non_finite_command_is_rejected_and_set_odometry(base):
+def test_set_odometry(base):
     from control_msgs.srv import SetOdometry
 
-    harness, manager = base
+    harness, _ = base
     odom = harness.subscribe(Odometry, '/diff_drive_controller/odom')
     pub = harness.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
-    bad = TwistStamped()
-    bad.twist.linear.x = math.nan
-    for _ in range(5):
-        pub.publish(bad)
-        harness.spin_until(lambda: False, 0.02)
-    assert manager.state_of('diff_drive_controller') == LifecycleStateId.ACTIVE
-    # nothing valid arrived since activation: the wheels are commanded to stand still
-    assert manager.rm.command_interfaces['left_wheel_joint/velocity'].value == 0.0
-    assert manager.rm.command_interfaces['right_wheel_joint/velocity'].value == 0.0
     client = harness.node.create_client(SetOdometry, '/diff_drive_controller/set_odometry')
     assert harness.spin_until(client.service_is_ready)
     future = client.call_async(SetOdometry.Request(x=2.0, y=-1.0, yaw=0.5))
@@ -139,3 +132,153 @@ def test_non_finite_command_is_rejected_and_set_odometry(base):
     assert future.result().success
     drive(harness, pub, 0.0, 0.0, lambda: bool(odom) and odom[-1].pose.pose.position.x == 2.0)
     assert odom[-1].pose.pose.position.y == pytest.approx(-1.0)
+
+
+# --- rejected input, cycle by cycle ------------------------------------------------------
+#
+# The manager runs in-process with its loop thread stopped; the tests run each cycle
+# themselves, with the fixed 10 ms period but at the node clock's time, as the real loop
+# does: the callback judges a stamp by the node clock and the loop by its own time, so
+# the two must be the same clock for cmd_vel_timeout to mean anything.
+
+CMD_VEL = '/diff_drive_controller/cmd_vel'
+# wheel_separation 0.40, wheel_radius 0.05: wheel = (linear -+ angular * 0.2) / 0.05
+
+
+@pytest.fixture
+def stepped():
+    harness = RosHarness(
+        'diff_drive_stepped',
+        args=['--ros-args', '--params-file', str(CONFIG / 'diffbot_controllers.yaml')],
+    )
+    cm = SteppedManager(harness, MOCK_BASE)
+    (ctrl,) = cm.start('diff_drive_controller')
+    pub = cm.publisher(CMD_VEL, TwistStamped)
+    assert harness.spin_until(lambda: pub.get_subscription_count() > 0)
+    yield cm, ctrl
+    cm.shutdown()
+    harness.close()
+
+
+class Log:
+    """What this process wrote to stderr (the rcutils console output) during the test."""
+
+    def __init__(self, capfd):
+        self.capfd = capfd
+        self.text = ''
+
+    def __contains__(self, line):
+        self.text += self.capfd.readouterr().err
+        return line in self.text
+
+
+def now_ns(cm):
+    return cm.harness.node.get_clock().now().nanoseconds
+
+
+def wall_step(cm):
+    """One cycle whose time is the node clock's now (its period stays 10 ms)."""
+    cm.now_ns = now_ns(cm) - cm.period_ns
+    cm.step(1)
+
+
+def twist(linear, angular, stamp_ns):
+    msg = TwistStamped()
+    msg.twist.linear.x, msg.twist.angular.z = linear, angular
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp_ns, 1_000_000_000)
+    return msg
+
+
+def reference(ctrl):
+    return tuple(ref.value for ref in ctrl.reference_interfaces)
+
+
+def wheels(cm):
+    return (cm.command('left_wheel_joint/velocity'), cm.command('right_wheel_joint/velocity'))
+
+
+def drive_stepped(cm, linear, angular, until, *, zero_stamp=False):
+    """Publish a freshly stamped (linear, angular) each cycle until `until()`."""
+    pub = cm.publisher(CMD_VEL, TwistStamped)
+
+    def check():
+        pub.publish(twist(linear, angular, 0 if zero_stamp else now_ns(cm)))
+        wall_step(cm)
+        return until()
+
+    assert cm.harness.spin_until(check), f'({linear}, {angular}): wheels at {wheels(cm)}'
+
+
+def run_until(cm, ctrl, done):
+    """Cycle and serve one callback at a time until `done()`; the reference, wheel commands
+    and odometry x after every cycle."""
+    trace = []
+
+    def check():
+        wall_step(cm)
+        trace.append((reference(ctrl), wheels(cm), ctrl.odometry.x))
+        return done()
+
+    assert cm.harness.spin_until(check), trace[-5:]
+    return trace
+
+
+def test_non_finite_cmd_vel_is_rejected_and_the_last_command_kept(stepped, capfd):
+    cm, ctrl = stepped
+    log = Log(capfd)
+    pub = cm.publisher(CMD_VEL, TwistStamped)
+    drive_stepped(cm, 0.4, 0.2, lambda: wheels(cm) == pytest.approx((7.2, 8.8)))
+    for _ in range(15):  # the odometry's 10-sample velocity window fills with the new speed
+        drive_stepped(cm, 0.4, 0.2, lambda: True)
+    assert reference(ctrl) == (0.4, 0.2)
+    assert ctrl.odometry.linear == pytest.approx(0.4)
+    assert ctrl.odometry.angular == pytest.approx(0.2)
+
+    # a NaN, then a valid command on the same publisher: they arrive in this order, one per
+    # callback, and a cycle runs after each callback
+    pub.publish(twist(math.nan, 0.2, now_ns(cm)))
+    pub.publish(twist(0.1, 0.0, now_ns(cm)))
+    trace = run_until(cm, ctrl, lambda: reference(ctrl) != (0.4, 0.2))
+    *held, (changed, _, _) = trace
+    assert changed == (0.1, 0.0), f'after the NaN cmd_vel the controller took {changed}'
+    # until the valid one, the base drove on (0.4, 0.2): same reference, same wheel commands,
+    # odometry still integrating
+    assert held
+    for ref, wheel, _ in held:
+        assert ref == (0.4, 0.2)
+        assert wheel == pytest.approx((7.2, 8.8))
+    xs = [x for _, _, x in trace]
+    assert all(b > a for a, b in itertools.pairwise(xs)), xs
+    assert ctrl.odometry.linear == pytest.approx(0.4)
+    assert 'cmd_vel rejected: non-finite velocity (nan, 0.2)' in log, log.text
+
+    drive_stepped(cm, 0.1, 0.0, lambda: wheels(cm) == pytest.approx((2.0, 2.0)))
+
+
+def test_negative_or_far_future_stamp_is_rejected_without_raising(stepped, capfd):
+    cm, ctrl = stepped
+    log = Log(capfd)
+    pub = cm.publisher(CMD_VEL, TwistStamped)
+    still = (0.0, 0.0)  # nothing valid since activation: stand still
+    negative = twist(1.0, 0.5, 0)
+    negative.header.stamp.sec = -5
+    pub.publish(negative)
+    line = 'cmd_vel rejected: negative stamp (-5 s, 0 ns)'
+    trace = run_until(cm, ctrl, lambda: line in log or reference(ctrl) != still)
+    assert line in log, log.text
+    # an hour ahead: the loop brakes cmd_vel_timeout (0.5 s) after the stamp, so taking it
+    # would keep the base driving for an hour after the sender stopped
+    pub.publish(twist(1.0, 0.5, now_ns(cm) + 3600 * 1_000_000_000))
+    line = 's in the future, more than cmd_vel_timeout 0.5 s'
+    trace += run_until(cm, ctrl, lambda: line in log or reference(ctrl) != still)
+    assert re.search(r'cmd_vel rejected: stamped 3(599|600)\.\d{3} s in the future', log.text), (
+        log.text
+    )
+    for _ in range(10):  # and nothing of either shows up later
+        trace += run_until(cm, ctrl, lambda: True)
+    assert {(ref, wheel) for ref, wheel, _ in trace} == {(still, (0.0, 0.0))}
+
+    # the subscription still works: a stamped command, then a zero stamp ("now", as upstream)
+    drive_stepped(cm, 0.3, 0.0, lambda: wheels(cm) == pytest.approx((6.0, 6.0)))
+    drive_stepped(cm, 0.2, 0.1, lambda: wheels(cm) == pytest.approx((3.6, 4.4)), zero_stamp=True)
+    assert 'cmd_vel with a zero stamp: using the time of arrival' in log, log.text

@@ -1,4 +1,9 @@
-"""ros2_control_node as a user runs it: spawner, topics, services, over real DDS."""
+"""ros2_control_node as a user runs it: spawner, topics, services, over real DDS.
+
+One manager process serves the whole module (it takes seconds to start); before every test
+`baseline` puts it back to the state the spawner left, so each test runs alone and in any
+order.
+"""
 
 import math
 
@@ -40,11 +45,43 @@ def spawned(manager):
     return result
 
 
+SPAWNED = ('joint_state_broadcaster', 'forward_position_controller')
+
+
+@pytest.fixture(autouse=True)
+def baseline(manager, ros, spawned):
+    """Exactly the spawned controllers loaded, both active, whatever an earlier test left."""
+    cm = ros.manager()
+    states = {c.name: c.state for c in cm.list_controllers()}
+    for name in SPAWNED:
+        if name not in states:
+            assert cm.load_controller(name), name
+            states[name] = 'unconfigured'
+        if states[name] == 'unconfigured':
+            assert cm.configure_controller(name), name
+    extras = [name for name in states if name not in SPAWNED]
+    activate = [name for name in SPAWNED if states[name] != 'active']
+    deactivate = [name for name in extras if states[name] == 'active']
+    if activate or deactivate:
+        ok, message = cm.switch_controllers(activate, deactivate)
+        assert ok, message
+    for name in extras:
+        assert cm.unload_controller(name), name
+    assert {c.name: c.state for c in cm.list_controllers()} == dict.fromkeys(SPAWNED, 'active')
+    (component,) = cm.list_hardware_components()
+    assert component.state.label == 'active'
+
+
+def load_inactive(cm, name):
+    assert cm.load_controller(name), name
+    assert cm.configure_controller(name), name
+
+
 def positions_of(msg: JointState) -> dict[str, float]:
     return dict(zip(msg.name, msg.position))
 
 
-def test_forward_commands_reach_joint_states(manager, ros, spawned):
+def test_forward_commands_reach_joint_states(manager, ros):
     states = ros.subscribe(JointState, '/joint_states')
     pub = ros.node.create_publisher(Float64MultiArray, '/forward_position_controller/commands', 10)
     target = {'joint1': 0.1, 'joint2': 0.2, 'joint3': 0.3}
@@ -57,6 +94,7 @@ def test_forward_commands_reach_joint_states(manager, ros, spawned):
     assert list(states[-1].name) == ['joint1', 'joint2', 'joint3']
 
     # a wrong-length message changes nothing, and the node keeps publishing
+    logged = len(manager.output())
     pub.publish(Float64MultiArray(data=[9.0, 9.0]))
     pub.publish(Float64MultiArray(data=[math.nan, 1.0, 1.0]))
     assert ros.spin_for_messages(states, 30)
@@ -64,10 +102,10 @@ def test_forward_commands_reach_joint_states(manager, ros, spawned):
     assert manager.alive
     active = {c.name: c.state for c in ros.manager().list_controllers()}
     assert active['forward_position_controller'] == 'active'
-    assert 'rejected' in manager.output()
+    assert ros.spin_until(lambda: 'rejected' in manager.output()[logged:]), manager.output()
 
 
-def test_list_controllers_reports_state_and_claims(ros, spawned):
+def test_list_controllers_reports_state_and_claims(ros):
     by_name = {c.name: c for c in ros.manager().list_controllers()}
     fwd = by_name['forward_position_controller']
     assert fwd.state == 'active'
@@ -88,10 +126,9 @@ def test_controller_types_are_listed(ros):
     assert 'forward_command_controller/ForwardCommandController' in types
 
 
-def test_claimed_interfaces_strict_fails_best_effort_skips(ros, spawned):
+def test_claimed_interfaces_strict_fails_best_effort_skips(ros):
     cm = ros.manager()
-    assert cm.load_controller('joint_group_position_controller')
-    assert cm.configure_controller('joint_group_position_controller')
+    load_inactive(cm, 'joint_group_position_controller')
     ok, message = cm.switch_controllers(['joint_group_position_controller'], [], strictness=STRICT)
     assert not ok
     assert "currently claimed by 'forward_position_controller'" in message
@@ -104,8 +141,9 @@ def test_claimed_interfaces_strict_fails_best_effort_skips(ros, spawned):
     assert states['forward_position_controller'] == 'active'
 
 
-def test_switch_replaces_the_claim_in_one_request(ros, spawned):
+def test_switch_replaces_the_claim_in_one_request(ros):
     cm = ros.manager()
+    load_inactive(cm, 'joint_group_position_controller')
     ok, message = cm.switch_controllers(
         ['joint_group_position_controller'], ['forward_position_controller']
     )
@@ -119,8 +157,9 @@ def test_switch_replaces_the_claim_in_one_request(ros, spawned):
     assert ok, message
 
 
-def test_unloading_an_active_controller_is_refused(ros, spawned):
+def test_unloading_an_active_controller_is_refused(ros):
     cm = ros.manager()
+    load_inactive(cm, 'joint_group_position_controller')
     assert not cm.unload_controller('forward_position_controller')
     assert not cm.load_controller('forward_position_controller')  # already loaded
     assert not cm.load_controller('no_such_controller')  # no type parameter
@@ -129,7 +168,7 @@ def test_unloading_an_active_controller_is_refused(ros, spawned):
     assert 'joint_group_position_controller' not in names
 
 
-def test_hardware_services(ros, spawned):
+def test_hardware_services(ros):
     cm = ros.manager()
     (component,) = cm.list_hardware_components()
     assert component.name == 'MinimalSystem'
@@ -145,7 +184,7 @@ def test_hardware_services(ros, spawned):
     assert not ok
 
 
-def test_statistics_are_available(ros, spawned):
+def test_statistics_are_available(ros):
     stats = ros.manager().statistics()
     assert stats['update_rate_hz'] == 100
     assert stats['cycles'] > 0
@@ -159,7 +198,7 @@ def test_statistics_are_available(ros, spawned):
     assert ros.spin_until(lambda: cm.statistics()['period']['count'] >= 5)
 
 
-def test_spawner_param_file_inactive_and_unspawner(ros, spawned, tmp_path):
+def test_spawner_param_file_inactive_and_unspawner(ros, tmp_path):
     params = tmp_path / 'extra.yaml'
     params.write_text(
         'velocity_group:\n'
@@ -185,7 +224,7 @@ def test_spawner_param_file_inactive_and_unspawner(ros, spawned, tmp_path):
     assert 'velocity_group' not in [c.name for c in cm.list_controllers()]
 
 
-def test_spawner_fails_cleanly(ros, spawned):
+def test_spawner_fails_cleanly(ros):
     result = run_tool('spawner', 'no_type_controller')
     assert result.returncode == 1
     result = run_tool(
@@ -195,7 +234,7 @@ def test_spawner_fails_cleanly(ros, spawned):
     assert 'not available' in result.stderr
 
 
-def test_cli_lists_controllers_hardware_and_stats(spawned):
+def test_cli_lists_controllers_hardware_and_stats():
     listing = run_tool('py-controllers', 'list')
     assert listing.returncode == 0, listing.stderr
     assert 'forward_position_controller' in listing.stdout

@@ -86,8 +86,7 @@ def test_standalone_tracks_reference_and_publishes_state(cm):
     assert dof.output == pytest.approx(4.0 * dof.error)
     assert dof.time_step == pytest.approx(0.01)
 
-    # names may be left out (values in dof order); unknown names are rejected
-    cm.publish(topic, MultiDOFCommand, reference([9.0], names=['nope']))
+    # names may be left out (values in dof order)
     cm.send(topic, MultiDOFCommand, reference([0.2], names=()), holds(pid.reference_box, [0.2]))
     cm.step(300)
     assert cm.state('tool_joint/position') == pytest.approx(0.2, abs=1e-3)
@@ -99,6 +98,42 @@ def test_standalone_tracks_reference_and_publishes_state(cm):
     cm.step(1)
     measured = cm.state('pid_controller/tool_joint/position')
     assert cm.command('tool_joint/velocity') == pytest.approx(2.0 * (0.6 - measured))
+
+
+def test_reference_with_unknown_dof_names_is_rejected(cm, capfd):
+    (pid,) = cm.start('pid_controller')
+    topic = '/pid_controller/reference'
+    cm.send(topic, MultiDOFCommand, reference([0.5]), holds(pid.reference_box, [0.5]))
+    cm.step(300)
+    kept = pid.reference_box.get()
+    reference_interface = pid.reference_interfaces[0]
+    assert reference_interface.value == 0.5
+    # ~/reference is best effort, depth 1: publish until the controller says it rejected
+    # the message, running a cycle after each callback and recording what it holds
+    line = "reference rejected: unknown dof names ['nope']"
+    bad = reference([9.0], names=['nope'])
+    err, trace = [], []
+
+    def rejected():
+        cm.publish(topic, MultiDOFCommand, bad)
+        cm.step(1)
+        trace.append((pid.reference_box.get(), reference_interface.value))
+        err.append(capfd.readouterr().err)
+        return line in ''.join(err) or trace[-1] != (kept, 0.5)
+
+    assert cm.harness.spin_until(rejected)
+    for _ in range(5):  # copies still queued are taken and rejected too
+        cm.harness.executor.spin_once(timeout_sec=0.0)
+        cm.step(1)
+        trace.append((pid.reference_box.get(), reference_interface.value))
+    # unchanged: the very tuple kept (its NaN values_dot compare equal by identity)
+    assert trace == [(kept, 0.5)] * len(trace)
+    assert line in ''.join(err), ''.join(err)
+    assert cm.state('tool_joint/position') == pytest.approx(0.5, abs=1e-3)
+
+    cm.send(topic, MultiDOFCommand, reference([0.2]), holds(pid.reference_box, [0.2]))
+    cm.step(1)
+    assert reference_interface.value == 0.2
 
 
 def test_two_interfaces_feedforward_and_its_service(cm):

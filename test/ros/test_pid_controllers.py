@@ -185,14 +185,40 @@ def test_state_every_tenth_update_and_runtime_gains(cm):
     assert not result[0].successful
 
 
-def test_invalid_command_is_rejected_and_the_last_one_kept(cm):
+def test_invalid_command_is_rejected_and_the_last_one_kept(cm, capfd):
     (ctrl,) = cm.start('slider_position_controller')
     topic = '/slider_position_controller/command_with_velocity'
-    cm.send(topic, Float64MultiArray, Float64MultiArray(data=[0.2, 0.1]), takes(ctrl, 0.2, 0.1))
-    for data in ([0.1], [math.nan, 0.0], [0.1, math.inf]):
+    kept = (0.2, 0.1)
+    cm.send(topic, Float64MultiArray, Float64MultiArray(data=list(kept)), takes(ctrl, *kept))
+    cm.step(20)
+    # non-finite first: the error is throttled (1 s), so only the first rejection is logged
+    for data in ([math.nan, 0.0], [0.1, math.inf], [0.1]):
         cm.publish(topic, Float64MultiArray, Float64MultiArray(data=data))
-    # the three are rejected; a valid one sent after them on the same publisher arrives last
-    cm.send(topic, Float64MultiArray, Float64MultiArray(data=[0.25, 0.0]), takes(ctrl, 0.25, 0.0))
+    valid = (0.25, 0.0)
+    cm.publish(topic, Float64MultiArray, Float64MultiArray(data=list(valid)))
+    # the four arrive in the order sent (one reliable publisher), one per callback; after
+    # each callback one cycle runs and what the controller holds is recorded
+    trace = []
+
+    def observe():
+        cm.step(1)
+        box = ctrl.command_box.get()
+        trace.append((box, ctrl.core.set_point, cm.command('slider_joint/velocity')))
+        return box != kept
+
+    assert cm.harness.spin_until(observe)
+    *held, (box, _, _) = trace
+    assert box == valid, f'after the invalid commands the controller took {box}'
+    assert held
+    for held_box, set_point, output in held:
+        assert held_box == kept
+        assert set_point == 0.2
+        assert math.isfinite(output)
+    err = capfd.readouterr().err
+    assert (
+        'command_with_velocity [nan, 0.0] (expected [position, velocity]) rejected for joint '
+        'slider_joint' in err
+    ), err
     cm.send(
         '/slider_position_controller/command', Float64, Float64(data=0.3), takes(ctrl, 0.3)
     )  # a plain position drops the velocity

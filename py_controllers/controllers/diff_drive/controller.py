@@ -1,6 +1,8 @@
 """`diff_drive_controller/DiffDriveController`: body twist to wheel velocities, odometry, TF.
 
-Input `~/cmd_vel` (geometry_msgs/TwistStamped, a zero stamp means "now"), outputs
+Input `~/cmd_vel` (geometry_msgs/TwistStamped; a zero stamp means "now", as upstream; a
+negative stamp, non-finite velocities, and with a cmd_vel_timeout a stamp older than it or
+further than it in the future are rejected with a throttled log line), outputs
 `~/odom` (nav_msgs/Odometry), `/tf` (odom -> base_link) and optionally `~/cmd_vel_out`.
 Chainable: a controller upstream may write `<name>/linear/velocity` and
 `<name>/angular/velocity` instead of the topic. The math is in odometry.py and
@@ -16,7 +18,6 @@ from typing import Any
 from control_msgs.srv import SetOdometry
 from geometry_msgs.msg import TransformStamped, TwistStamped
 from nav_msgs.msg import Odometry as OdometryMsg
-from rclpy.time import Time
 from tf2_msgs.msg import TFMessage
 
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
@@ -190,7 +191,17 @@ class DiffDriveController(ChainableControllerInterface):
         node = self.get_node()
         log = node.get_logger()
         now_ns = node.get_clock().now().nanoseconds
-        stamp_ns = Time.from_msg(msg.header.stamp).nanoseconds
+        stamp = msg.header.stamp
+        if stamp.sec < 0:
+            # not a time at all (rclpy and rclcpp refuse to build one from it): say so
+            # rather than let the conversion raise in the executor
+            log.error(
+                f'cmd_vel rejected: negative stamp ({stamp.sec} s, {stamp.nanosec} ns); '
+                'stamp it with the current time, or leave it zero for "now"',
+                throttle_duration_sec=1.0,
+            )
+            return
+        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
         if stamp_ns == 0:
             if not self._warned_zero_stamp:
                 log.warning('cmd_vel with a zero stamp: using the time of arrival')
@@ -208,6 +219,15 @@ class DiffDriveController(ChainableControllerInterface):
             log.warning(
                 f'cmd_vel ignored: {(now_ns - stamp_ns) * 1e-9:.3f} s old, older than '
                 f'cmd_vel_timeout {self.params.cmd_vel_timeout:g} s',
+                throttle_duration_sec=1.0,
+            )
+            return
+        if timeout_ns > 0 and stamp_ns - now_ns > timeout_ns:
+            # the loop brakes cmd_vel_timeout after the stamp: a stamp this far ahead would
+            # keep the robot driving long after the sender stopped
+            log.error(
+                f'cmd_vel rejected: stamped {(stamp_ns - now_ns) * 1e-9:.3f} s in the future, '
+                f'more than cmd_vel_timeout {self.params.cmd_vel_timeout:g} s',
                 throttle_duration_sec=1.0,
             )
             return
