@@ -5,6 +5,9 @@ children of `<robot>` count (the `<joint>` tags inside `<ros2_control>` and `<tr
 are something else). Parsing is lenient where controllers do not care (a missing
 `velocity` or `effort` on `<limit>` just means "no such limit") and strict where a wrong
 value would move a robot wrongly (unknown joint type, a limit that is not a number).
+
+`JointLimits` and `SoftJointLimits` live in `py_controllers.joint_limits` (ROS-free) and are
+re-exported here for the parser and its users.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from py_controllers.hardware_interface.errors import UrdfError
+from py_controllers.joint_limits.limits import JointLimits, SoftJointLimits  # re-exported
 
 REVOLUTE = 'revolute'
 CONTINUOUS = 'continuous'
@@ -24,85 +28,6 @@ FLOATING = 'floating'
 PLANAR = 'planar'
 JOINT_TYPES = (REVOLUTE, CONTINUOUS, PRISMATIC, FIXED, FLOATING, PLANAR)
 MOVABLE_JOINT_TYPES = (REVOLUTE, CONTINUOUS, PRISMATIC, FLOATING, PLANAR)
-
-_INF = math.inf
-
-
-@dataclass
-class JointLimits:
-    """Limits of one joint; a bound only applies when its `has_*` flag is set.
-
-    Unset bounds are infinite. The `min_position`/`max_*` properties give the names
-    used by ros2_control's `joint_limits::JointLimits`.
-    """
-
-    lower: float = -_INF
-    upper: float = _INF
-    velocity: float = _INF
-    effort: float = _INF
-    acceleration: float = _INF
-    deceleration: float = _INF
-    jerk: float = _INF
-    has_position_limits: bool = False
-    has_velocity_limits: bool = False
-    has_effort_limits: bool = False
-    has_acceleration_limits: bool = False
-    has_deceleration_limits: bool = False
-    has_jerk_limits: bool = False
-    angle_wraparound: bool = False
-
-    @property
-    def min_position(self) -> float:
-        """Lower position bound (ros2_control name)."""
-        return self.lower
-
-    @property
-    def max_position(self) -> float:
-        """Upper position bound (ros2_control name)."""
-        return self.upper
-
-    @property
-    def max_velocity(self) -> float:
-        """Velocity magnitude bound (ros2_control name)."""
-        return self.velocity
-
-    @property
-    def max_effort(self) -> float:
-        """Effort magnitude bound (ros2_control name)."""
-        return self.effort
-
-    @property
-    def max_acceleration(self) -> float:
-        """Acceleration magnitude bound (ros2_control name)."""
-        return self.acceleration
-
-    @property
-    def max_deceleration(self) -> float:
-        """Deceleration magnitude bound (ros2_control name)."""
-        return self.deceleration
-
-    @property
-    def max_jerk(self) -> float:
-        """Jerk magnitude bound (ros2_control name)."""
-        return self.jerk
-
-    def disable_all_limits(self) -> None:
-        """Clear every limit flag and open every bound (`<limits enable="false"/>`)."""
-        self.lower, self.upper = -_INF, _INF
-        self.velocity = self.effort = self.acceleration = self.deceleration = self.jerk = _INF
-        self.has_position_limits = self.has_velocity_limits = self.has_effort_limits = False
-        self.has_acceleration_limits = self.has_deceleration_limits = False
-        self.has_jerk_limits = False
-
-
-@dataclass
-class SoftJointLimits:
-    """The URDF `<safety_controller>` of a joint."""
-
-    min_position: float = -_INF
-    max_position: float = _INF
-    k_position: float = 0.0
-    k_velocity: float = 0.0
 
 
 class Mimic(NamedTuple):
@@ -219,6 +144,8 @@ def _parse_joint(element: ET.Element) -> UrdfJoint:
         )
     safety = element.find('safety_controller')
     if safety is not None:
+        if safety.get('k_velocity') is None:  # required, as urdfdom has it
+            raise UrdfError(f"joint '{name}': <safety_controller> has no k_velocity")
         joint.safety = SoftJointLimits(
             _number(safety.get('soft_lower_limit'), 0.0, name, 'soft_lower_limit'),
             _number(safety.get('soft_upper_limit'), 0.0, name, 'soft_upper_limit'),

@@ -595,3 +595,14 @@ def test_urdf_errors(joints: str, message: str) -> None:
 def test_urdf_root_must_be_robot() -> None:
     with pytest.raises(UrdfError, match='expected <robot>'):
         parse_urdf('<sdf/>')
+
+
+def test_safety_controller_needs_k_velocity() -> None:
+    urdf = (
+        '<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="revolute">'
+        '<parent link="a"/><child link="b"/><limit lower="-1" upper="1" velocity="1" effort="1"/>'
+        '<safety_controller soft_lower_limit="-0.5" soft_upper_limit="0.5" k_position="10"/>'
+        '</joint></robot>'
+    )
+    with pytest.raises(UrdfError, match="joint 'j': <safety_controller> has no k_velocity"):
+        parse_urdf_joints(urdf)
