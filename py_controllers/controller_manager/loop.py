@@ -121,6 +121,7 @@ class ControlLoop:
             manager.supervisor.handle_hardware_error(name, 'read')
         t_read = _monotonic_ns()
         manager.update(now, period, now_ns)
+        rm.enforce_command_limits(period.nanoseconds * 1e-9)
         t_update = _monotonic_ns()
         failed, deactivated = rm.write(now, period)
         for name in failed:

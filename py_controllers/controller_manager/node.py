@@ -49,6 +49,7 @@ IDLE_WAKE_S = 0.5
 
 DEFAULTS: dict[str, Any] = {
     'update_rate': 100,
+    'enforce_command_limits': True,
     'robot_description': '',
     'robot_description_file': '',
     'hardware_components_initial_state.unconfigured': Parameter.Type.STRING_ARRAY,
@@ -183,6 +184,11 @@ class ControllerManagerNode:
             return
         try:
             self.manager.rm.load_urdf(msg.data)
+            if self.param('enforce_command_limits'):
+                limits = self.node.get_parameters_by_prefix('joint_limits')
+                self.manager.rm.enable_command_limits(
+                    {f'joint_limits.{k}': p.value for k, p in limits.items()}
+                )
         except Exception as exc:
             log.error(f'invalid robot description: {exc}; waiting for a new one')
             self.manager.reset_hardware()

@@ -9,10 +9,11 @@ is ACTIVE, a controller's exported interfaces while that controller is ACTIVE.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from py_controllers import plugins
+from py_controllers.hardware_interface.command_limits import CommandLimits
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
@@ -52,6 +53,7 @@ class ResourceManager:
         self._active_exporters: set[str] = set()
         self.claimed: dict[str, str] = {}  # command interface -> claiming controller
         self._readers: list[tuple[ManagedComponent, int]] = []
+        self.command_limits: CommandLimits | None = None  # None: enforce_command_limits off
         # how the loop logs (logger, level, text): the manager hands it to the executor
         self.log_rt: Callable[[Any, str, str], None] = log_at
         self._writers: list[tuple[ManagedComponent, int]] = []
@@ -93,6 +95,25 @@ class ResourceManager:
             raise ValueError(f"interface '{handle.name}' is exported twice")
         table[handle.name] = handle
         owners[handle.name] = owner
+
+    def enable_command_limits(self, parameters: Mapping[str, object]) -> None:
+        """Build the joint limiters (`enforce_command_limits`); `parameters` are the
+        manager's, flat (`joint_limits.<joint>.*` count). Raises ValueError naming what is
+        wrong."""
+        self.command_limits = CommandLimits.build(
+            self.components.values(),
+            self.state_interfaces,
+            self.command_interfaces,
+            parameters,
+            lambda level, text: self.log_rt(self.logger, level, text),
+        )
+        self.command_limits.refresh_claims(self.claimed)
+
+    def enforce_command_limits(self, dt_s: float) -> None:
+        """Clamp every claimed joint command to its limits (loop, after update)."""
+        limits = self.command_limits
+        if limits is not None:
+            limits.enforce(dt_s)
 
     # --- component lifecycle ----------------------------------------------------------
     def set_component_state(self, name: str, target: LifecycleStateId) -> bool:
@@ -183,12 +204,18 @@ class ResourceManager:
             raise ClaimError(reason)
         for name in names:
             self.claimed[name] = controller
+        self._claims_changed()
         return [self.command_interfaces[n] for n in names]
 
     def release(self, names: Iterable[str]) -> None:
         """Release claimed command interfaces."""
         for name in names:
             self.claimed.pop(name, None)
+        self._claims_changed()
+
+    def _claims_changed(self) -> None:
+        if self.command_limits is not None:
+            self.command_limits.refresh_claims(self.claimed)
 
     # --- controller-exported interfaces (chaining) -------------------------------------
     def add_controller_interfaces(
@@ -262,8 +289,11 @@ class ResourceManager:
         return self._mode_switch('prepare_command_mode_switch', start, stop)
 
     def perform_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
-        """Tell each affected component to switch mode now."""
-        return self._mode_switch('perform_command_mode_switch', start, stop)
+        """Tell each affected component to switch mode now; the limiters start afresh."""
+        ok = self._mode_switch('perform_command_mode_switch', start, stop)
+        if ok and self.command_limits is not None:
+            self.command_limits.reset()
+        return ok
 
     # --- the loop -----------------------------------------------------------------
     def read(self, time: Any, period: Any) -> list[str]:

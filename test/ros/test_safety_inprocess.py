@@ -219,10 +219,12 @@ def test_shutdown_writes_the_stop_before_the_hardware_goes(harness, tmp_path):
     sm.step(3)
     hw = component(m, 'Arm')
     assert hw.last_write['j1/velocity'] == 1.5
+    held = hw.last_write['j2/position']
+    assert held == pytest.approx(0.06)  # on its way to 0.7 at the 2 rad/s limit
     sm.shutdown()
     assert hw.writes == 4  # one final write after the controllers were deactivated
     assert hw.last_write['j1/velocity'] == 0.0  # velocity stopped
-    assert hw.last_write['j2/position'] == 0.7  # position holds
+    assert hw.last_write['j2/position'] == held  # position holds
     assert m.rm.components['Arm'].state == S.FINALIZED
 
 
