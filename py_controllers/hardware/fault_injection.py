@@ -13,6 +13,12 @@ manager's safety net can be shown to hold (our fault suite and tests use it; so 
                                          raise | any integer (e.g. 3, not a CallbackReturn)
   record_file                            JSON written on deactivate and shutdown: number of
                                          writes and the command values of the last write()
+
+Faults can also be injected while it runs, over ROS: give it a `<gpio name="faults">` with
+command interfaces `read` and/or `write` and command them (a forward command controller
+on joint `faults`, interface `read`): when the value changes to a fault code, the next
+read()/write() fails that way once. Codes: 1 error, 2 raise, 3 bad_result, 4 exit,
+5 deactivate (write only).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from py_controllers.hardware_interface.types import CallbackReturn, LifecycleSta
 
 _READ_FAULTS = ('error', 'raise', 'bad_result', 'exit')
 _WRITE_FAULTS = (*_READ_FAULTS, 'deactivate')
+FAULT_CODES = {1.0: 'error', 2.0: 'raise', 3.0: 'bad_result', 4.0: 'exit', 5.0: 'deactivate'}
 _RESULTS = {'success': CallbackReturn.SUCCESS, 'failure': CallbackReturn.FAILURE}
 
 
@@ -58,7 +65,16 @@ class FaultInjectionSystem(GenericSystem):
         self.reads = 0
         self.writes = 0
         self.last_write: dict[str, float] = {}
+        self._seen = {'read': 0.0, 'write': 0.0}  # last trigger values acted on
         return result
+
+    def _triggered(self, where: str) -> str | None:
+        """The fault commanded over the `faults/<where>` gpio since the last call, if any."""
+        handle = self.command_interfaces.get(f'faults/{where}')
+        if handle is None or handle.value == self._seen[where] or handle.value != handle.value:
+            return None
+        self._seen[where] = handle.value
+        return FAULT_CODES.get(handle.value)
 
     # --- lifecycle ---------------------------------------------------------------------
     def _pause(self, hook: str) -> None:
@@ -105,6 +121,9 @@ class FaultInjectionSystem(GenericSystem):
         self.reads += 1
         if self.reads == self.read_fault_at:
             return _fail(self.read_fault, 'read')
+        fault = self._triggered('read')
+        if fault is not None and fault != 'deactivate':
+            return _fail(fault, 'read')
         return super().read(time, period)
 
     def write(self, time: Any, period: Any) -> Any:
@@ -112,6 +131,9 @@ class FaultInjectionSystem(GenericSystem):
         self.last_write = {name: h.value for name, h in self.command_interfaces.items()}
         if self.writes == self.write_fault_at:
             return _fail(self.write_fault, 'write')
+        fault = self._triggered('write')
+        if fault is not None:
+            return _fail(fault, 'write')
         return ReturnType.OK
 
 

@@ -11,14 +11,24 @@ from py_controllers.controller_interface.controller_interface import (
 )
 
 
-def robot(components: dict[str, tuple[dict[str, object], list[str]]], *, plugin: str = '') -> str:
+def robot(
+    components: dict[str, tuple[dict[str, object], list[str]]],
+    *,
+    plugin: str = '',
+    fault_gpio: str = '',
+    safety: dict[str, str] | None = None,
+) -> str:
     """A URDF: one revolute joint per name, each `<ros2_control>` a FaultInjectionSystem
-    (unless `plugin`) with `params` and position+velocity command/state interfaces."""
+    (unless `plugin`) with `params` and position/velocity/effort commands; the component
+    named `fault_gpio` gets the `faults` gpio (read, write) to inject faults at run time;
+    `safety` maps joints to the attributes of a `<safety_controller>`."""
     joints = [j for _, names in components.values() for j in names]
     links = ''.join(f'<link name="l_{j}"/>' for j in joints)
     urdf_joints = ''.join(
         f'<joint name="{j}" type="revolute"><parent link="base"/><child link="l_{j}"/>'
-        '<axis xyz="0 0 1"/><limit lower="-3" upper="3" velocity="2" effort="10"/></joint>'
+        '<axis xyz="0 0 1"/><limit lower="-3" upper="3" velocity="2" effort="10"/>'
+        + (f'<safety_controller {safety[j]}/>' if safety and j in safety else '')
+        + '</joint>'
         for j in joints
     )
     tags = ''
@@ -31,6 +41,11 @@ def robot(components: dict[str, tuple[dict[str, object], list[str]]], *, plugin:
             '</state_interface><state_interface name="velocity"/></joint>'
             for j in names
         )
+        if name == fault_gpio:
+            joint_tags += (
+                '<gpio name="faults"><command_interface name="read"/>'
+                '<command_interface name="write"/></gpio>'
+            )
         tags += (
             f'<ros2_control name="{name}" type="system"><hardware><plugin>'
             f'{plugin or "py_controllers/FaultInjectionSystem"}</plugin>{hw_params}'

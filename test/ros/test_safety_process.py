@@ -22,6 +22,8 @@ controller_manager:
       type: velocity_controllers/JointGroupVelocityController
     forward_velocity:
       type: forward_command_controller/ForwardCommandController
+    fault_trigger:
+      type: forward_command_controller/ForwardCommandController
 velocity_controller:
   ros__parameters:
     joints: [j1, j2]
@@ -29,13 +31,17 @@ forward_velocity:
   ros__parameters:
     joints: [j1, j2]
     interface_name: velocity
+fault_trigger:
+  ros__parameters:
+    joints: [faults]
+    interface_name: read
 """
 
 
 def start_robot(tmp_path, **params):
     record = tmp_path / 'record.json'
     (tmp_path / 'robot.urdf').write_text(
-        robot({'Arm': ({'record_file': record, **params}, ['j1', 'j2'])})
+        robot({'Arm': ({'record_file': record, **params}, ['j1', 'j2'])}, fault_gpio='Arm')
     )
     (tmp_path / 'controllers.yaml').write_text(CONTROLLERS)
     manager = ManagerProcess([tmp_path / 'controllers.yaml'], tmp_path / 'robot.urdf')
@@ -79,12 +85,20 @@ def test_a_signal_stops_the_motors_before_exit(tmp_path, sig, controller):
 
 
 def test_a_loop_that_dies_is_loud_and_still_stops_the_robot(tmp_path):
-    # SystemExit from read() escapes every containment: the loop thread ends
-    manager, record = start_robot(tmp_path, read_fault_at=300, read_fault='exit')
+    manager, record = start_robot(tmp_path)
     with manager, RosHarness('safety_loop_death') as ros:
         diagnostics = ros.subscribe(DiagnosticArray, '/diagnostics', 50)
         drive(manager, ros, 'velocity_controller')
-        ros.spin_until(lambda: not manager.alive, 30.0)
+        result = run_tool('spawner', 'fault_trigger', '--controller-manager-timeout', '30')
+        assert result.returncode == 0, result.stdout + result.stderr + manager.output()
+        # code 4: SystemExit from read(), which escapes every containment: the loop ends
+        trigger = ros.node.create_publisher(Float64MultiArray, '/fault_trigger/commands', 10)
+
+        def dead():
+            trigger.publish(Float64MultiArray(data=[4.0]))
+            return not manager.alive
+
+        assert ros.spin_until(dead, 30.0), manager.output()
         assert manager.process.wait(15) == 1, manager.output()
         errors = [
             s
