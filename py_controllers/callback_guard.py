@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -39,25 +41,35 @@ def answering(callback: Callable[[Any, Any], Any], logger: Any) -> Callable[[Any
         return guarded_async
 
     @functools.wraps(callback)
-    def guarded(request: Any, response: Any) -> Any:
+    def guarded_sync(request: Any, response: Any) -> Any:
         try:
             return callback(request, response)
         except Exception as exc:
             return fail(response, exc)
 
-    return guarded
+    return guarded_sync
 
 
-def guarded(callback: Callable[..., Any], logger: Any, what: str = '') -> Callable[..., Any]:
-    """`callback` that logs what it raised (throttled to once a second) instead of raising."""
+def guarded(
+    callback: Callable[..., Any], logger: Any, what: str = '', *, every_s: float = 1.0
+) -> Callable[..., Any]:
+    """`callback` that logs what it raised instead of raising: at most once per `every_s`
+    for this callback, with the count of the failures not logged in between."""
     name = what or getattr(callback, '__name__', 'callback')
+    state = {'last': -math.inf, 'quiet': 0}
 
     @functools.wraps(callback)
     def wrapper(*args: Any) -> Any:
         try:
             return callback(*args)
         except Exception as exc:
-            logger.error(f'{name} failed: {exc!r}', throttle_duration_sec=1.0)
+            now = time.monotonic()
+            if now - state['last'] < every_s:
+                state['quiet'] += 1
+                return None
+            more = f' ({state["quiet"]} more since the last report)' if state['quiet'] else ''
+            state['last'], state['quiet'] = now, 0
+            logger.error(f'{name} failed: {exc!r}{more}')
             return None
 
     return wrapper

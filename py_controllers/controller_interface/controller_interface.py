@@ -12,6 +12,7 @@ from typing import Any
 
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 
+from py_controllers.callback_guard import answering, guarded
 from py_controllers.controller_interface.interface_configuration import InterfaceConfiguration
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
@@ -38,11 +39,35 @@ def _to_transition_return(result: Any) -> TransitionCallbackReturn:
 
 
 class _ControllerNode(LifecycleNode):
-    """The controller's lifecycle node; transitions call the controller's hooks."""
+    """The controller's lifecycle node; transitions call the controller's hooks.
+
+    Every subscription, service and timer a controller creates on it is guarded: a callback
+    that raises is logged (throttled) instead of reaching the executor, and a service
+    still answers (`ok`/`success` false), so bad input never takes anything down.
+    """
 
     def __init__(self, controller: ControllerInterface, name: str, **kwargs: Any) -> None:
         self._controller = controller
         super().__init__(name, **kwargs)
+
+    def create_subscription(
+        self, msg_type: Any, topic: str, callback: Any, *args: Any, **kw: Any
+    ) -> Any:
+        where = f'{self.get_name()}: {topic}'
+        return super().create_subscription(
+            msg_type, topic, guarded(callback, self.get_logger(), where), *args, **kw
+        )
+
+    def create_service(self, srv_type: Any, srv_name: str, callback: Any, **kw: Any) -> Any:
+        return super().create_service(
+            srv_type, srv_name, answering(callback, self.get_logger()), **kw
+        )
+
+    def create_timer(self, timer_period_sec: float, callback: Any, *args: Any, **kw: Any) -> Any:
+        where = f'{self.get_name()}: timer'
+        return super().create_timer(
+            timer_period_sec, guarded(callback, self.get_logger(), where), *args, **kw
+        )
 
     def _forward(self, hook: str, state: LifecycleState) -> TransitionCallbackReturn:
         previous = LifecycleStateId(state.state_id)

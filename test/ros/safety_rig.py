@@ -3,6 +3,9 @@ revolute joints, and controllers that misbehave in one named way each."""
 
 from __future__ import annotations
 
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
 from py_controllers import plugins
 from py_controllers.controller_interface.controller_interface import (
     ControllerInterface,
@@ -101,5 +104,23 @@ class BadConfiguration(Commanding):
         raise KeyError('no such joint in my table')
 
 
-for _cls in (Commanding, Reading, BadReturn, BadConfiguration):
+class CallbackBomb(ControllerInterface):
+    """Its `~/input` subscription and `~/trigger` service raise on every call."""
+
+    def on_configure(self, previous_state):
+        node = self.get_node()
+        self.calls = 0
+        node.create_subscription(Float64MultiArray, '~/input', self._explode, 10)
+        node.create_service(Trigger, '~/trigger', self._explode_service)
+
+    def _explode(self, msg):
+        self.calls += 1
+        raise ValueError(f'cannot take {list(msg.data)}')
+
+    def _explode_service(self, request, response):
+        self.calls += 1
+        raise ZeroDivisionError('service bug')
+
+
+for _cls in (Commanding, Reading, BadReturn, BadConfiguration, CallbackBomb):
     plugins.register(plugins.CONTROLLERS_GROUP, f'safety/{_cls.__name__}', _cls)

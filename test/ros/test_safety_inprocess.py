@@ -8,6 +8,8 @@ from controller_manager_msgs.srv import SetHardwareComponentState
 from lifecycle_msgs.msg import State
 from rclpy.parameter import Parameter
 from safety_rig import robot
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
 
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.hardware_interface.types import LifecycleStateId as S
@@ -174,6 +176,33 @@ def test_a_raising_interface_configuration_does_not_break_error_handling(harness
         assert m.rm.components['Arm'].state == S.UNCONFIGURED
         by_name = {c.name: c for c in harness.manager().list_controllers()}
         assert list(by_name['broken'].required_command_interfaces) == []
+    finally:
+        sm.shutdown()
+
+
+def test_raising_callbacks_of_a_controller_are_contained(harness, capfd):
+    sm = stepped(harness, {'Arm': ({}, ['j1'])})
+    try:
+        ok, msg = sm.manager.load_controller('bomb', 'safety/CallbackBomb')
+        assert ok, msg
+        assert sm.manager.configure_controller('bomb')[0]
+        bomb = sm.manager.controllers['bomb'].controller
+        pub = harness.node.create_publisher(Float64MultiArray, '/bomb/input', 10)
+
+        def exploded_often():
+            pub.publish(Float64MultiArray(data=[1.0]))
+            return bomb.calls >= 5
+
+        assert harness.spin_until(exploded_often)  # the executor never saw an exception
+        client = harness.node.create_client(Trigger, '/bomb/trigger')
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(Trigger.Request())
+        assert harness.spin_until(future.done)
+        assert future.result().success is False
+        assert 'ZeroDivisionError' in future.result().message
+        err = capfd.readouterr().err
+        assert "bomb: ~/input failed: ValueError('cannot take [1.0]')" in err
+        assert err.count('~/input failed') < bomb.calls  # throttled
     finally:
         sm.shutdown()
 
