@@ -73,3 +73,17 @@ def guarded(
             return None
 
     return wrapper
+
+
+def refusing(callback: Callable[..., Any], logger: Any, refusal: Any) -> Callable[..., Any]:
+    """`callback` that answers `refusal` (e.g. GoalResponse.REJECT) when it raises."""
+
+    @functools.wraps(callback)
+    def wrapper(*args: Any) -> Any:
+        try:
+            return callback(*args)
+        except Exception as exc:
+            logger.error(f'{getattr(callback, "__name__", "callback")} failed: {exc!r}')
+            return refusal
+
+    return wrapper

@@ -61,6 +61,7 @@ from rclpy.clock import Clock, ClockType
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from trajectory_msgs.msg import JointTrajectory
 
+from py_controllers.callback_guard import refusing
 from py_controllers.control_toolbox.pid import Pid
 from py_controllers.control_toolbox.pid_parameters import gains_from_parameters
 from py_controllers.controller_interface.controller_interface import (
@@ -425,9 +426,9 @@ class JointTrajectoryController(ControllerInterface):
             FollowJointTrajectory,
             f'{name}/follow_joint_trajectory',
             execute_callback=self._never_executed,
-            goal_callback=self._on_goal,
+            goal_callback=refusing(self._on_goal, node.get_logger(), GoalResponse.REJECT),
             handle_accepted_callback=self._on_goal_accepted,
-            cancel_callback=self._on_cancel,
+            cancel_callback=refusing(self._on_cancel, node.get_logger(), CancelResponse.REJECT),
         )
         # Feedback goes out at action_monitor_rate while a goal is open; the timer sleeps
         # otherwise, and the loop wakes the monitor itself when it has logs or an outcome.
@@ -1156,7 +1157,7 @@ class JointTrajectoryController(ControllerInterface):
         self._monitor_timer.reset()
         try:
             trajectory = self._to_trajectory(goal.trajectory, _points_of(goal.trajectory), params)
-        except ValueError as exc:
+        except Exception as exc:  # never leave an accepted goal without a result
             self._terminate(ctx, (_ABORT, _Result.INVALID_GOAL, f'Invalid trajectory: {exc}'))
             return
         self._goal_ctx = ctx
