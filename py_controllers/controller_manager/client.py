@@ -3,12 +3,20 @@ the demo and the tests.
 
 Every call waits for its service (forever, or up to `wait_timeout_s`) and retries a
 call that times out, as upstream's spawner does; failures raise ServiceError.
+
+Waiting is done in short slices, so a caller that passes `stop` (anything with
+`is_set()`: a threading.Event, or a SignalStop set by SIGINT/SIGTERM) gets Interrupted
+within about POLL_S of it being set, whether the client waits for the manager to appear
+or for an answer.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import signal
+import time
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 import controller_manager_msgs.srv as cm_srv
 import rclpy
@@ -22,8 +30,57 @@ STRICT = cm_srv.SwitchController.Request.STRICT
 BEST_EFFORT = cm_srv.SwitchController.Request.BEST_EFFORT
 
 
+POLL_S = 0.1
+"""Longest the client waits (for a service or an answer) before it looks at `stop` again."""
+
+
 class ServiceError(RuntimeError):
     """A controller manager service is missing, timed out or answered with a failure."""
+
+
+class Interrupted(Exception):  # noqa: N818 (it is not an error: someone asked us to stop)
+    """The client's `stop` was set while it waited; the text says what it was waiting for."""
+
+
+class Stop(Protocol):
+    """What `ControllerManagerClient(stop=...)` needs: threading.Event and SignalStop fit."""
+
+    def is_set(self) -> bool: ...
+
+
+class SignalStop:
+    """A stop flag set by signal handlers (`install()`), for `ControllerManagerClient`.
+
+    Setting it takes no lock, unlike threading.Event.set(): a Python signal handler runs
+    in the main thread between two bytecodes, possibly while that thread holds the very
+    lock (or inside a first handler, when Ctrl-C arrives twice), which would deadlock.
+    """
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def is_set(self) -> bool:
+        """True once a signal arrived (or `set()` was called)."""
+        return self.signum is not None
+
+    def set(self, signum: int = signal.SIGINT) -> None:
+        """Remember the first signal; later ones change nothing."""
+        if self.signum is None:
+            self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """Name of the signal received ('SIGINT'), '' before one arrived."""
+        return '' if self.signum is None else signal.Signals(self.signum).name
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        self.set(signum)
+
+    def install(self, signals: Iterable[int] = (signal.SIGINT, signal.SIGTERM)) -> SignalStop:
+        """Make `signals` set this flag (instead of raising or killing the process)."""
+        for sig in signals:
+            signal.signal(sig, self._handle)
+        return self
 
 
 def resolve_manager_name(node: Node, name: str) -> str:
@@ -46,6 +103,7 @@ class ControllerManagerClient:
         call_timeout_s: float = 10.0,
         retries: int = 3,
         executor: Any = None,
+        stop: Stop | None = None,
     ) -> None:
         self.node = node
         self.manager = resolve_manager_name(node, manager)
@@ -53,6 +111,7 @@ class ControllerManagerClient:
         self.call_timeout_s = call_timeout_s
         self.retries = retries
         self.executor = executor
+        self.stop = stop
         self._clients: dict[str, Any] = {}
 
     def _client(self, srv_type: Any, service: str) -> Any:
@@ -64,27 +123,71 @@ class ControllerManagerClient:
         """Block until the manager's services exist (forever when wait_timeout_s is 0)."""
         self._wait(self._client(cm_srv.ListControllers, 'list_controllers'), 'list_controllers')
 
+    def _check(self, doing: str) -> None:
+        """Raise Interrupted if `stop` is set, ServiceError if ROS was shut down."""
+        if self.stop is not None and self.stop.is_set():
+            raise Interrupted(doing)
+        if not self.node.context.ok():
+            raise ServiceError(f'ROS was shut down {doing}')
+
     def _wait(self, client: Any, service: str) -> None:
-        if self.wait_timeout_s > 0:
-            if not client.wait_for_service(timeout_sec=self.wait_timeout_s):
+        if client.service_is_ready():
+            return
+        name = f'{self.manager}/{service}'
+        doing = f"while waiting for '{name}'"
+        self.node.get_logger().info(f"waiting for '{name}'...")
+        start = time.monotonic()
+        next_warning = start + 10.0
+        while True:
+            self._check(doing)
+            if client.service_is_ready():
+                return
+            now = time.monotonic()
+            if self.wait_timeout_s > 0 and now - start >= self.wait_timeout_s:
                 raise ServiceError(
                     f"controller manager '{self.manager}' not available: service "
                     f"'{service}' did not appear within {self.wait_timeout_s:g} s"
                 )
-            return
-        while not client.wait_for_service(timeout_sec=10.0):
-            self.node.get_logger().warning(f"waiting for '{self.manager}/{service}'...")
+            if now >= next_warning:
+                self.node.get_logger().warning(f"still waiting for '{name}'...")
+                next_warning = now + 10.0
+            # the graph is updated by the middleware's threads: nothing to spin here
+            time.sleep(POLL_S)
+
+    def _spin(self, future: Any, timeout_s: float) -> None:
+        if self.executor is not None:
+            self.executor.spin_until_future_complete(future, timeout_sec=timeout_s)
+        else:
+            rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
+
+    def _await(self, client: Any, future: Any, service: str) -> None:
+        """Spin until `future` is done, `call_timeout_s` passed, `stop` is set or the server
+        disappeared, looking at each every POLL_S."""
+        doing = f"during a call of '{self.manager}/{service}'"
+        deadline = time.monotonic() + self.call_timeout_s
+        while not future.done():
+            try:
+                self._check(doing)
+            except (Interrupted, ServiceError):
+                client.remove_pending_request(future)
+                raise
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            if not client.service_is_ready():
+                client.remove_pending_request(future)
+                raise ServiceError(f"controller manager '{self.manager}' went away {doing}")
+            self._spin(future, min(POLL_S, left))
 
     def call(self, srv_type: Any, service: str, request: Any) -> Any:
-        """Call `service` and return its response; raises ServiceError."""
+        """Call `service` and return its response; raises ServiceError, or Interrupted
+        when `stop` is set before the answer arrived."""
         client = self._client(srv_type, service)
         self._wait(client, service)
         for attempt in range(1, self.retries + 1):
+            self._check(f"before calling '{self.manager}/{service}'")
             future = client.call_async(request)
-            if self.executor is not None:
-                self.executor.spin_until_future_complete(future, timeout_sec=self.call_timeout_s)
-            else:
-                rclpy.spin_until_future_complete(self.node, future, timeout_sec=self.call_timeout_s)
+            self._await(client, future, service)
             if future.done():
                 if future.exception() is not None:
                     raise ServiceError(f'{service} failed: {future.exception()}')

@@ -2,6 +2,16 @@
 
 Arguments follow ros2_control's spawner; it waits for the manager instead of failing
 when it starts slowly. Exit status 0 when every controller reached its target state.
+
+SIGINT and SIGTERM are honoured at any point, within about 0.1 s (waits are sliced,
+see client.POLL_S):
+- without --unload-on-kill: one line saying what was interrupted, exit 128 + signal
+  number (130 for SIGINT, 143 for SIGTERM);
+- with --unload-on-kill: the controllers this run loaded are deactivated and unloaded
+  (those loaded before it are left alone), then exit 0 when the signal came after
+  spawning completed (as upstream), 128 + signal number when it interrupted spawning,
+  1 when unloading failed. While unloading, a further SIGINT is ignored (a terminal and
+  ros2 launch often both deliver Ctrl-C) and SIGTERM aborts.
 """
 
 from __future__ import annotations
@@ -9,7 +19,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +29,18 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from py_controllers.controller_manager.client import (
+    POLL_S,
     STRICT,
     ControllerManagerClient,
+    Interrupted,
     ServiceError,
+    SignalStop,
+    Stop,
 )
+
+CLEANUP_WAIT_S = 2.0
+"""How long --unload-on-kill waits for a manager service that is missing (the manager was
+there while spawning: a missing service means it is going or gone)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -133,7 +151,7 @@ def manager_parameters(controller: str, args: argparse.Namespace) -> dict[str, A
 class Spawner:
     """Drives one spawner run against a manager; logs what it does."""
 
-    def __init__(self, node: Node, args: argparse.Namespace) -> None:
+    def __init__(self, node: Node, args: argparse.Namespace, stop: Stop | None = None) -> None:
         self.node = node
         self.args = args
         self.log = node.get_logger()
@@ -142,7 +160,10 @@ class Spawner:
             args.controller_manager,
             wait_timeout_s=args.controller_manager_timeout,
             call_timeout_s=args.service_call_timeout,
+            stop=stop,
         )
+        self.loaded: list[str] = []
+        """Controllers this run loaded (or asked to load when it was interrupted), in order."""
 
     def _state(self, name: str) -> str | None:
         for c in self.cm.list_controllers():
@@ -157,7 +178,10 @@ class Spawner:
             values = manager_parameters(name, self.args)
             if values:
                 self.cm.set_parameters(values)
+            # noted before the call: when a signal interrupts it, the manager may still load it
+            self.loaded.append(name)
             if not self.cm.load_controller(name):
+                self.loaded.remove(name)
                 self.log.error(f"failed to load controller '{name}'")
                 return False
             self.log.info(f"loaded '{name}'")
@@ -207,15 +231,68 @@ class Spawner:
         return True
 
     def unload(self) -> bool:
-        """Deactivate and unload what this run spawned (for --unload-on-kill)."""
-        names = list(reversed(self.args.controller_names))
-        active = [n for n in names if self._state(n) == 'active']
+        """Deactivate and unload what this run loaded (for --unload-on-kill); True when done."""
+        if not self.loaded:
+            return True
+        states = {c.name: c.state for c in self.cm.list_controllers()}
+        mine = [n for n in reversed(self.loaded) if n in states]
+        active = [n for n in mine if states[n] == 'active']
         if active:
-            ok, message = self.cm.switch_controllers([], active, strictness=STRICT)
+            ok, message = self.cm.switch_controllers(
+                [], active, strictness=STRICT, timeout_s=self.args.switch_timeout
+            )
             if not ok:
                 self.log.error(f'failed to deactivate {active}: {message}')
                 return False
-        return all(self.cm.unload_controller(n) for n in names)
+            self.log.info(f'deactivated {active}')
+        failed = [n for n in mine if not self.cm.unload_controller(n)]
+        if failed:
+            self.log.error(f'failed to unload {failed}')
+            return False
+        self.log.info(f'unloaded {mine}')
+        return True
+
+
+def _cleanup(spawner: Spawner) -> bool:
+    """--unload-on-kill after a signal: unload what this run loaded; True when done."""
+    # Ctrl-C often arrives twice (from the terminal and from ros2 launch): ignore it now;
+    # SIGTERM (launch's next step) aborts
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    abort = SignalStop().install([signal.SIGTERM])
+    cm = spawner.cm
+    cm.stop, cm.wait_timeout_s, cm.retries = abort, CLEANUP_WAIT_S, 1
+    try:
+        return spawner.unload()
+    except Interrupted as exc:
+        spawner.log.error(f'{abort.name} received {exc}: unloading {spawner.loaded} aborted')
+    except ServiceError as exc:
+        spawner.log.error(f'unloading {spawner.loaded} failed: {exc}')
+    return False
+
+
+def spawn(spawner: Spawner, stop: SignalStop) -> int:
+    """Run `spawner` and, for --unload-on-kill, wait for a signal; the exit status."""
+    args, log = spawner.args, spawner.log
+    try:
+        if not spawner.run():
+            return 1
+    except (ServiceError, FileNotFoundError) as exc:
+        log.error(str(exc))
+        return 1
+    except Interrupted as exc:
+        assert stop.signum is not None
+        if not args.unload_on_kill or not spawner.loaded:
+            log.warning(f'{stop.name} received {exc}: exiting before spawning completed')
+            return 128 + stop.signum
+        log.warning(f'{stop.name} received {exc}: unloading {spawner.loaded}')
+        return 128 + stop.signum if _cleanup(spawner) else 1
+    if not args.unload_on_kill:
+        return 0
+    log.info('waiting for SIGINT/SIGTERM to unload the controllers')
+    while not stop.is_set():
+        time.sleep(POLL_S)
+    log.info(f'{stop.name} received: deactivating and unloading {spawner.loaded}')
+    return 0 if _cleanup(spawner) else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,27 +303,15 @@ def main(argv: list[str] | None = None) -> int:
         i = argv.index('--ros-args')
         argv, ros_args = argv[:i], argv[i:]
     args = build_parser().parse_args(argv)
+    # before anything waits: from now on a signal only sets the flag that every wait polls
+    stop = SignalStop().install()
     rclpy.init(args=['spawner', *ros_args], signal_handler_options=SignalHandlerOptions.NO)
     node = Node(f'spawner_{args.controller_names[0]}'.replace('/', '_'))
     try:
-        spawner = Spawner(node, args)
-        ok = spawner.run()
-        if ok and args.unload_on_kill:
-            stop = threading.Event()
-            for sig in (signal.SIGINT, signal.SIGTERM):
-                signal.signal(sig, lambda *_: stop.set())
-            node.get_logger().info('waiting for SIGINT/SIGTERM to unload the controllers')
-            stop.wait()
-            ok = spawner.unload()
-    except (ServiceError, FileNotFoundError) as exc:
-        node.get_logger().error(str(exc))
-        ok = False
-    except KeyboardInterrupt:
-        ok = False
+        return spawn(Spawner(node, args, stop), stop)
     finally:
         node.destroy_node()
         rclpy.try_shutdown()
-    return 0 if ok else 1
 
 
 if __name__ == '__main__':

@@ -1,0 +1,118 @@
+"""`spawner` stops promptly on SIGINT/SIGTERM, and --unload-on-kill cleans up on a signal.
+
+Real processes over real DDS. Times are printed (run with -s to see them); the 1 s target
+is not asserted: the `wait(timeout=5)` is only a failure guard.
+"""
+
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness
+
+CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
+URDF = CONFIG / 'minimal_robot.urdf'
+
+
+class Tool:
+    """One of our console scripts in a subprocess; its output (stdout and stderr) is read
+    line by line in a thread, so a test can wait for a line instead of sleeping."""
+
+    def __init__(self, *args: str) -> None:
+        self.proc = subprocess.Popen(
+            [str(BIN / args[0]), *args[1:]],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+        with self._changed:
+            self.lines.append('')  # end of output
+            self._changed.notify_all()
+
+    @property
+    def output(self) -> str:
+        return ''.join(self.lines)
+
+    def wait_for_line(self, text: str, timeout_s: float = 30.0) -> bool:
+        """True once a line containing `text` was printed; False at the end of the output
+        or after `timeout_s` (a failure guard only)."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: any(text in line for line in self.lines) or self.lines[-1:] == [''],
+                timeout_s,
+            ) and any(text in line for line in self.lines)
+
+    def signal_and_wait(self, sig: int, guard_s: float = 5.0) -> float:
+        """Send `sig`, wait for the exit (at most `guard_s`); seconds it took."""
+        start = time.monotonic()
+        self.proc.send_signal(sig)
+        try:
+            self.proc.wait(timeout=guard_s)
+        finally:
+            elapsed = time.monotonic() - start
+            self.kill()
+        self._reader.join(5)
+        return elapsed
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(5)
+
+
+@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+def test_signal_while_waiting_for_the_manager_exits_at_once(sig):
+    # no manager on this domain: the spawner waits for it (forever, by default)
+    spawner = Tool('spawner', 'forward_position_controller', '-c', '/nobody_here')
+    try:
+        assert spawner.wait_for_line("waiting for '/nobody_here/list_controllers'"), spawner.output
+        assert spawner.proc.poll() is None, spawner.output
+        elapsed = spawner.signal_and_wait(sig)
+    finally:
+        spawner.kill()
+    name = signal.Signals(sig).name
+    print(f'\nspawner exited {elapsed:.3f} s after {name} while waiting for the manager')
+    assert spawner.proc.returncode == 128 + sig, spawner.output  # exited itself, non-zero
+    assert 'Traceback' not in spawner.output
+    assert f'{name} received while waiting for' in spawner.output, spawner.output
+
+
+def test_unload_on_kill_unloads_on_sigint_and_exits_0():
+    with ManagerProcess([CONTROLLERS], URDF) as manager, RosHarness('unload_on_kill') as ros:
+        spawner = Tool(
+            'spawner',
+            'forward_position_controller',
+            '--unload-on-kill',
+            '--controller-manager-timeout',
+            '30',
+        )
+        try:
+            # spawning completed: the spawner now waits for the signal
+            assert spawner.wait_for_line('waiting for SIGINT/SIGTERM'), (
+                spawner.output + manager.output()
+            )
+            cm = ros.manager()
+            states = {c.name: c.state for c in cm.list_controllers()}
+            assert states.get('forward_position_controller') == 'active', states
+            elapsed = spawner.signal_and_wait(signal.SIGINT, guard_s=30.0)
+        finally:
+            spawner.kill()
+        print(f'\nspawner --unload-on-kill unloaded and exited {elapsed:.3f} s after SIGINT')
+        assert spawner.proc.returncode == 0, spawner.output + manager.output()
+        assert 'Traceback' not in spawner.output
+        names = [c.name for c in cm.list_controllers()]
+        assert 'forward_position_controller' not in names, names
+        assert manager.alive, manager.output()
