@@ -47,6 +47,10 @@ CONTROLLERS = [
         'joint_pid.controller:EffortJointVelocityController',
     ),
     ('pid_controller/PidController', 'pid_controller.controller:PidController'),
+    (
+        'py_controllers/FaultInjectionController',
+        'fault_injection.controller:FaultInjectionController',
+    ),
 ]
 
 setup(

@@ -8,7 +8,7 @@ from controller_manager_msgs.srv import SetHardwareComponentState
 from lifecycle_msgs.msg import State
 from rclpy.parameter import Parameter
 from safety_rig import robot
-from std_msgs.msg import Float64MultiArray
+from std_msgs.msg import Float64MultiArray, UInt8
 from std_srvs.srv import Trigger
 
 from py_controllers.controller_manager.node import ControllerManagerNode
@@ -203,6 +203,35 @@ def test_raising_callbacks_of_a_controller_are_contained(harness, capfd):
         err = capfd.readouterr().err
         assert "bomb: ~/input failed: ValueError('cannot take [1.0]')" in err
         assert err.count('~/input failed') < bomb.calls  # throttled
+    finally:
+        sm.shutdown()
+
+
+@pytest.mark.parametrize('code', [1, 2, 3])
+def test_fault_injection_controller_fails_on_request_and_is_taken_out(harness, code, tmp_path):
+    sm = stepped(harness, {'Arm': ({}, ['j1', 'j2'])})
+    try:
+        m = sm.manager
+        params = tmp_path / 'faulty.yaml'
+        params.write_text(
+            'faulty:\n  ros__parameters:\n    command_interfaces: [j1/velocity]\n    value: 0.8\n'
+        )
+        m.node.set_parameters([Parameter('faulty.params_file', value=str(params))])
+        ok, msg = m.load_controller('faulty', 'py_controllers/FaultInjectionController')
+        assert ok, msg
+        assert m.configure_controller('faulty')[0]
+        assert m.switch_controller(['faulty'], [], STRICT)[0]
+        other = start(m, 'other', 'Commanding', interfaces=['j2/velocity'])
+        sm.step(2)
+        assert sm.command('j1/velocity') == 0.8
+        sm.send_until(
+            '/faulty/fault', UInt8, UInt8(data=code), lambda: m.controllers['faulty'].errors
+        )
+        assert m.state_of('faulty') == S.INACTIVE
+        assert sm.command('j1/velocity') == 0.0  # released: stopped
+        before = other.updates
+        sm.step(3)
+        assert other.updates == before + 3 and m.state_of('other') == S.ACTIVE
     finally:
         sm.shutdown()
 

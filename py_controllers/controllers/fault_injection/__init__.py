@@ -1,0 +1,1 @@
+"""A controller that misbehaves on request, to show the manager's safety net holds."""

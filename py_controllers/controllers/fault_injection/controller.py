@@ -1,0 +1,81 @@
+"""`py_controllers/FaultInjectionController`: a controller that fails when told to.
+
+It writes `value` to its `command_interfaces` every update. A `std_msgs/UInt8` on
+`~/fault` makes its next update() fail: 1 raises an exception, 2 returns ERROR, 3 returns
+something that is not a ReturnType, 4 raises SystemExit (which escapes every containment
+and ends the control loop: the manager must then stop the robot and exit non-zero).
+Our fault suite and tests use it to inject controller faults over ROS; so can yours.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from std_msgs.msg import UInt8
+
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimeBox
+
+RAISE, ERROR, NONSENSE, EXIT = 1, 2, 3, 4
+
+
+class InjectedControllerFault(RuntimeError):  # noqa: N818 - named for what it is in a log
+    """Raised on purpose by FaultInjectionController."""
+
+
+class FaultInjectionController(ControllerInterface):
+    """Writes a constant; fails its next update() in the way `~/fault` asks."""
+
+    schema = Path(__file__).parent / 'fault_injection_controller_parameters.yaml'
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(self.get_node(), self.schema)
+        self._fault: RealtimeBox[int] = RealtimeBox(0)
+        self.names: list[str] = []
+        self.value = 0.0
+        self._subscription = None
+        return CallbackReturn.SUCCESS
+
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        params = self.parameters.load()
+        if params is None:
+            return CallbackReturn.ERROR
+        self.names, self.value = list(params.command_interfaces), float(params.value)
+        if self._subscription is None:
+            self._subscription = self.get_node().create_subscription(
+                UInt8, '~/fault', self._on_fault, 10
+            )
+        return CallbackReturn.SUCCESS
+
+    def _on_fault(self, msg: UInt8) -> None:
+        if msg.data not in (RAISE, ERROR, NONSENSE, EXIT):
+            self.get_node().get_logger().error(f'unknown fault code {msg.data}: 1 to 4')
+            return
+        self._fault.set(msg.data)
+
+    def command_interface_configuration(self) -> InterfaceConfiguration:
+        return InterfaceConfiguration.individual(self.names)
+
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        self._fault.set(0)
+        return CallbackReturn.SUCCESS
+
+    def update(self, time: Any, period: Any) -> Any:
+        for handle in self.command_interfaces:
+            handle.value = self.value
+        fault = self._fault.get()
+        if not fault:
+            return ReturnType.OK
+        self._fault.set(0)
+        if fault == RAISE:
+            raise InjectedControllerFault('update() raised on purpose')
+        if fault == EXIT:
+            raise SystemExit('update() exits on purpose')
+        return ReturnType.ERROR if fault == ERROR else 'not a return type'
