@@ -157,7 +157,8 @@ def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
     assert 'joints' in err
 
 
-def test_hardware_error_deactivates_its_controllers(cm):
+def test_hardware_going_inactive_deactivates_its_controllers(cm):
+    # real read()/write() failures: test_safety_inprocess.py
     _, manager = cm
     load(manager, 'counting', 'test/CountingController')
     assert manager.switch_controller(['counting'], [], 2)[0]

@@ -101,6 +101,7 @@ from py_controllers.controllers.joint_trajectory.validation import (
 from py_controllers.hardware_interface.urdf import CONTINUOUS, parse_urdf_joints
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
+from py_controllers.realtime_tools.deferred import log_at
 from py_controllers.ros_conversions import duration_to_s, set_duration, set_stamp
 
 __all__ = ['JointTrajectoryController']
@@ -1213,13 +1214,7 @@ class JointTrajectoryController(ControllerInterface):
         log = self.get_node().get_logger()
         while self._rt_log:
             level, text = self._rt_log.popleft()
-            # one call site per severity: rclpy refuses to change it at a call site
-            if level == 'error':
-                log.error(text)
-            elif level == 'warning':
-                log.warning(text)
-            else:
-                log.info(text)
+            log_at(log, level, text)
         with self._finish_lock:
             goals = list(self._open_goals)
         for ctx in goals:
