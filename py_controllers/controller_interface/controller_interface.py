@@ -158,8 +158,14 @@ class ControllerInterface:
                 log.warning(f'update_rate {rate} Hz is above the manager rate; using {cm} Hz')
             rate = cm
         elif cm % rate:
-            effective = cm / round(cm / rate)
-            log.warning(f'update_rate {rate} Hz does not divide {cm} Hz: runs at {effective:g} Hz')
+            # the closest rate the loop can keep, in whole Hz as upstream (list_controllers
+            # reports it): every round(cm / rate)-th cycle
+            effective = cm // round(cm / rate)
+            log.warning(
+                f'update_rate {rate} Hz is not achievable with the manager at {cm} Hz: '
+                f'runs at {effective} Hz'
+            )
+            rate = effective
         self.update_rate = rate
         self.is_async = bool(self.node.get_parameter('is_async').value)
         return CallbackReturn.SUCCESS

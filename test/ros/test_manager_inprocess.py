@@ -212,3 +212,17 @@ def test_description_topic_initial_state_and_controller_rate():
     finally:
         node.shutdown()
         harness.close()
+
+
+@pytest.mark.parametrize(('requested', 'effective'), [(30, 28), (50, 50), (0, 200), (500, 200)])
+def test_list_controllers_reports_the_rate_the_controller_runs_at(cm, requested, effective):
+    harness, manager = cm  # the manager runs at 200 Hz
+    manager.node.set_parameters([Parameter('slow.type', value='test/CountingController')])
+    assert manager.load_controller('slow')[0]
+    counting = manager.controllers['slow'].controller
+    counting.get_node().set_parameters([Parameter('update_rate', value=requested)])
+    assert manager.configure_controller('slow')[0]
+    # 200 Hz / round(200 / 30) = 200 // 7 = 28 Hz, in whole Hz as upstream
+    assert counting.update_rate == effective
+    (state,) = [c for c in harness.manager().list_controllers() if c.name == 'slow']
+    assert state.update_rate == effective
