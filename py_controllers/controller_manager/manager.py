@@ -33,7 +33,13 @@ from py_controllers.controller_interface.interface_configuration import (
 )
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.controller_manager.supervision import Supervisor
-from py_controllers.controller_manager.switch_plan import BEST_EFFORT, STRICT, SwitchPlan
+from py_controllers.controller_manager.switch_plan import (
+    AUTO,
+    BEST_EFFORT,
+    FORCE_AUTO,
+    STRICT,
+    SwitchPlan,
+)
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
 from py_controllers.hardware_interface.types import (
     HW_IF_ACCELERATION,
@@ -308,12 +314,18 @@ class ControllerManager:
     def _switch(
         self, activate: Iterable[str], deactivate: Iterable[str], strictness: int, timeout_s: float
     ) -> tuple[bool, str]:
-        if strictness not in (BEST_EFFORT, STRICT):
-            if strictness not in (0, BEST_EFFORT, STRICT):
-                self._log('warning', f'strictness {strictness} acts as BEST_EFFORT')
-                strictness = BEST_EFFORT
-            else:
-                strictness = STRICT if self.strict_by_default else BEST_EFFORT
+        if strictness == 0:
+            strictness = STRICT if self.strict_by_default else BEST_EFFORT
+        elif strictness in (AUTO, FORCE_AUTO):  # as upstream: not implemented there either
+            name = 'AUTO' if strictness == AUTO else 'FORCE_AUTO'
+            self._log('warning', f'{name} is not implemented (nor upstream): BEST_EFFORT')
+            strictness = BEST_EFFORT
+        elif strictness not in (BEST_EFFORT, STRICT):
+            error = (
+                f'unknown strictness {strictness}: 1 BEST_EFFORT, 2 STRICT, 3 AUTO, 4 FORCE_AUTO'
+            )
+            self._log('error', f'switch_controller: {error}')
+            return False, error
         plan = SwitchPlan(self, list(dict.fromkeys(activate)), list(dict.fromkeys(deactivate)))
         error = plan.validate(strict=strictness == STRICT)
         if error:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 S = LifecycleStateId
 BEST_EFFORT = 1
 STRICT = 2
+AUTO = 3
+FORCE_AUTO = 4
 
 
 class SwitchPlan:
@@ -38,12 +40,14 @@ class SwitchPlan:
     def validate(self, *, strict: bool) -> str:
         """'' when the plan is valid (possibly trimmed under BEST_EFFORT), else the error."""
         cm = self.cm
-        for lst in (self.deactivate, self.activate):
-            for name in list(lst):
-                if name not in cm.controllers:
-                    err = self._reject(strict, lst, name, f"controller '{name}' is not loaded")
-                    if err:
-                        return err
+        for lst, action in ((self.deactivate, 'deactivate'), (self.activate, 'activate')):
+            unknown = [name for name in lst if name not in cm.controllers]
+            if unknown and len(unknown) == len(lst):  # as upstream: fails even BEST_EFFORT
+                return f'none of the controllers to {action} is loaded: {unknown}'
+            for name in unknown:
+                err = self._reject(strict, lst, name, f"controller '{name}' is not loaded")
+                if err:
+                    return err
         for name in list(self.deactivate):
             if cm.state_of(name) != S.ACTIVE:
                 err = self._reject(

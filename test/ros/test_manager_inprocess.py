@@ -226,3 +226,37 @@ def test_list_controllers_reports_the_rate_the_controller_runs_at(cm, requested,
     assert counting.update_rate == effective
     (state,) = [c for c in harness.manager().list_controllers() if c.name == 'slow']
     assert state.update_rate == effective
+
+
+def test_best_effort_fails_when_no_named_controller_exists(cm):
+    _, manager = cm
+    load(manager, 'counting', 'test/CountingController')
+    ok, message = manager.switch_controller(['ghost', 'phantom'], [], 1)
+    assert (
+        not ok and "none of the controllers to activate is loaded: ['ghost', 'phantom']" in message
+    )
+    ok, message = manager.switch_controller(['ghost', 'counting'], [], 1)  # one known: goes ahead
+    assert ok, message
+    assert manager.state_of('counting').label == 'active'
+    ok, message = manager.switch_controller([], ['ghost'], 1)
+    assert not ok and 'to deactivate' in message
+    assert manager.state_of('counting').label == 'active'
+
+
+@pytest.mark.parametrize('strictness', [3, 4])
+def test_auto_and_force_auto_act_as_best_effort_as_upstream(cm, strictness):
+    # upstream (controller_manager.cpp, switch_controller_cb): "AUTO is not currently
+    # implemented. Defaulting to BEST_EFFORT", likewise FORCE_AUTO
+    _, manager = cm
+    load(manager, 'counting', 'test/CountingController')
+    ok, message = manager.switch_controller(['counting', 'ghost'], [], strictness)
+    assert ok, message  # STRICT would refuse the unknown 'ghost'
+    assert manager.state_of('counting').label == 'active'
+
+
+def test_an_unknown_strictness_is_refused(cm):
+    _, manager = cm
+    load(manager, 'counting', 'test/CountingController')
+    ok, message = manager.switch_controller(['counting'], [], 99)
+    assert not ok and 'unknown strictness 99' in message
+    assert manager.state_of('counting').label == 'inactive'
