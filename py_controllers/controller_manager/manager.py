@@ -378,6 +378,14 @@ class ControllerManager:
         except ClaimError as exc:
             return f"controller '{spec.name}': {exc}"
         spec.claimed = cmd
+        refused = self._chain_followers(cmd)
+        if refused:
+            self._release(spec)
+            self._update_chained_modes()
+            return (
+                f"controller '{spec.name}' not activated: '{refused}' refused to go into "
+                'chained mode'
+            )
         if spec.is_chainable:
             self.rm.set_controller_interfaces_available(spec.name, True)
         spec.last_update_ns = None
@@ -418,6 +426,22 @@ class ControllerManager:
             spec.controller.command_interfaces, spec.controller.state_interfaces = [], []
         if spec.is_chainable:
             self.rm.set_controller_interfaces_available(spec.name, False)
+
+    def _chain_followers(self, claimed: list[str]) -> str:
+        """Put the controllers whose references `claimed` holds into chained mode; the
+        name of the first that refuses ('' if none). Upstream only logs a refusal and goes
+        on with a chain that "will probably not work": here the activation fails."""
+        for follower in dict.fromkeys(filter(None, map(self._exporter, claimed))):
+            ctrl = self.controllers[follower].controller
+            try:
+                accepted = ctrl.set_chained_mode(True)  # type: ignore[attr-defined]
+            except Exception as exc:
+                self._log('error', f"controller '{follower}': set_chained_mode raised {exc!r}")
+                accepted = False
+            if not accepted:
+                self._log('error', f"controller '{follower}' refused chained mode")
+                return follower
+        return ''
 
     def _update_chained_modes(self) -> None:
         for spec in self.controllers.values():

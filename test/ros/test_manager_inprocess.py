@@ -62,6 +62,13 @@ class ChainedController(ChainableControllerInterface):
         return ReturnType.OK
 
 
+class Stubborn(ChainedController):
+    """Refuses chained mode."""
+
+    def on_set_chained_mode(self, chained):
+        return not chained
+
+
 class Commander(ControllerInterface):
     """Writes 0.5 into the chained controller's reference."""
 
@@ -77,7 +84,7 @@ class Commander(ControllerInterface):
         return ReturnType.OK
 
 
-for cls in (CountingController, RaisingController, ChainedController, Commander):
+for cls in (CountingController, RaisingController, ChainedController, Commander, Stubborn):
     plugins.register(plugins.CONTROLLERS_GROUP, f'test/{cls.__name__}', cls)
 
 
@@ -260,3 +267,15 @@ def test_an_unknown_strictness_is_refused(cm):
     ok, message = manager.switch_controller(['counting'], [], 99)
     assert not ok and 'unknown strictness 99' in message
     assert manager.state_of('counting').label == 'inactive'
+
+
+def test_a_follower_refusing_chained_mode_fails_the_activation(cm):
+    _, manager = cm
+    load(manager, 'chained', 'test/Stubborn')  # exports chained/ref/value, refuses chaining
+    load(manager, 'commander', 'test/Commander')
+    assert manager.switch_controller(['chained'], [], 2)[0]
+    ok, message = manager.switch_controller(['commander'], [], 2)
+    assert not ok and "'chained' refused to go into chained mode" in message
+    assert manager.state_of('commander').label == 'inactive'
+    assert 'chained/ref/value' not in manager.rm.claimed
+    assert not manager.controllers['chained'].controller.is_in_chained_mode()
