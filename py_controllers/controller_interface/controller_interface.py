@@ -25,15 +25,26 @@ __all__ = [
 ]
 
 _T = TransitionCallbackReturn
+S = LifecycleStateId
+_TRANSITION_TARGETS = {
+    'on_configure': S.INACTIVE,
+    'on_activate': S.ACTIVE,
+    'on_deactivate': S.INACTIVE,
+    'on_cleanup': S.UNCONFIGURED,
+}
 
 
 def _to_transition_return(result: Any) -> TransitionCallbackReturn:
     """Accept our CallbackReturn, rclpy's TransitionCallbackReturn, None/True/False."""
     if isinstance(result, TransitionCallbackReturn):
         return result
-    if result is None or result is True or result == CallbackReturn.SUCCESS:
+    if result is None or result is True:
         return _T.SUCCESS
-    if result is False or result == CallbackReturn.FAILURE:
+    if result is False:  # before the comparisons: False == 0 == CallbackReturn.SUCCESS
+        return _T.FAILURE
+    if isinstance(result, int) and result == CallbackReturn.SUCCESS:
+        return _T.SUCCESS
+    if isinstance(result, int) and result == CallbackReturn.FAILURE:
         return _T.FAILURE
     return _T.ERROR
 
@@ -48,6 +59,8 @@ class _ControllerNode(LifecycleNode):
 
     def __init__(self, controller: ControllerInterface, name: str, **kwargs: Any) -> None:
         self._controller = controller
+        # rclpy offers no public getter for the state: follow it from the transitions
+        self.primary_state = LifecycleStateId.UNCONFIGURED
         super().__init__(name, **kwargs)
 
     def create_subscription(
@@ -75,11 +88,26 @@ class _ControllerNode(LifecycleNode):
             result = getattr(self._controller, hook)(previous)
         except Exception as exc:
             self.get_logger().error(f'{hook} raised {type(exc).__name__}: {exc}')
+            self._follow(hook, previous, _T.ERROR)
             return _T.ERROR
         result = _to_transition_return(result)
         if result == _T.SUCCESS and hook == 'on_configure':
             result = _to_transition_return(self._controller._after_configure())
+        self._follow(hook, previous, result)
         return result
+
+    def _follow(self, hook: str, previous: LifecycleStateId, result: Any) -> None:
+        """The primary state the transition `hook` ends in (rcl's default state machine)."""
+        if hook == 'on_error':
+            ok = result == _T.SUCCESS
+            self.primary_state = S.UNCONFIGURED if ok else S.FINALIZED
+        elif hook == 'on_shutdown':
+            if result != _T.ERROR:  # success and failure both finalize
+                self.primary_state = S.FINALIZED
+        elif result == _T.SUCCESS:
+            self.primary_state = _TRANSITION_TARGETS[hook]
+        elif result == _T.FAILURE:
+            self.primary_state = previous
 
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         return self._forward('on_configure', state)
@@ -182,7 +210,7 @@ class ControllerInterface:
 
     def lifecycle_state(self) -> LifecycleStateId:
         """Current primary lifecycle state."""
-        return LifecycleStateId(self.get_node()._state_machine.current_state[0])
+        return self.get_node().primary_state
 
     def assign_interfaces(
         self, command: list[CommandInterface], state: list[StateInterface]

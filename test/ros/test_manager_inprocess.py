@@ -69,6 +69,27 @@ class Stubborn(ChainedController):
         return not chained
 
 
+class HookResults(ControllerInterface):
+    """Its hooks return what `HookResults.script` says ('raise' raises)."""
+
+    script: dict = {}
+
+    def _run(self, hook):
+        result = self.script.get(hook, True)
+        if result == 'raise':
+            raise RuntimeError(f'{hook} fails on purpose')
+        return result
+
+    def on_configure(self, previous_state):
+        return self._run('on_configure')
+
+    def on_activate(self, previous_state):
+        return self._run('on_activate')
+
+    def on_error(self, previous_state):
+        return self._run('on_error')
+
+
 class Commander(ControllerInterface):
     """Writes 0.5 into the chained controller's reference."""
 
@@ -84,7 +105,14 @@ class Commander(ControllerInterface):
         return ReturnType.OK
 
 
-for cls in (CountingController, RaisingController, ChainedController, Commander, Stubborn):
+for cls in (
+    CountingController,
+    RaisingController,
+    ChainedController,
+    Commander,
+    Stubborn,
+    HookResults,
+):
     plugins.register(plugins.CONTROLLERS_GROUP, f'test/{cls.__name__}', cls)
 
 
@@ -279,3 +307,30 @@ def test_a_follower_refusing_chained_mode_fails_the_activation(cm):
     assert manager.state_of('commander').label == 'inactive'
     assert 'chained/ref/value' not in manager.rm.claimed
     assert not manager.controllers['chained'].controller.is_in_chained_mode()
+
+
+@pytest.mark.parametrize(
+    ('script', 'after_configure', 'after_activate'),
+    [
+        ({}, 'inactive', 'active'),
+        ({'on_configure': False}, 'unconfigured', None),  # FAILURE: back where it was
+        ({'on_configure': 'raise'}, 'unconfigured', None),  # ERROR, on_error recovers
+        ({'on_configure': 'raise', 'on_error': False}, 'finalized', None),
+        ({'on_activate': False}, 'inactive', 'inactive'),
+        ({'on_activate': 'raise'}, 'inactive', 'unconfigured'),
+        ({'on_activate': 'raise', 'on_error': 'raise'}, 'inactive', 'finalized'),
+    ],
+)
+def test_lifecycle_state_follows_every_transition_outcome(
+    cm, script, after_configure, after_activate
+):
+    _, manager = cm
+    HookResults.script = script
+    manager.node.set_parameters([Parameter('hooks.type', value='test/HookResults')])
+    assert manager.load_controller('hooks')[0]
+    assert manager.state_of('hooks').label == 'unconfigured'
+    manager.configure_controller('hooks')
+    assert manager.state_of('hooks').label == after_configure
+    if after_activate is not None:
+        manager.switch_controller(['hooks'], [], 2)
+        assert manager.state_of('hooks').label == after_activate
