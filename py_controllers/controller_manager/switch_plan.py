@@ -148,4 +148,34 @@ class SwitchPlan:
                 return f"controller '{name}': state interface '{itf}' is not available"
             if exporter is not None and not self._will_be_active(exporter):
                 return f"controller '{name}': reads '{itf}' of '{exporter}', which is not active"
+        return self._fallback_problem(name)
+
+    def _fallback_problem(self, name: str) -> str:
+        """Upstream's pre-activation check: every fallback of `name` is loaded, configured,
+        and could take over now (its interfaces available, or exported by a controller that
+        is itself in the fallback list)."""
+        cm = self.cm
+        fallbacks = cm.controllers[name].fallback_controllers
+        for fb in fallbacks:
+            if fb not in cm.controllers:
+                return f"controller '{name}': its fallback controller '{fb}' is not loaded"
+            if cm.state_of(fb) not in (S.INACTIVE, S.ACTIVE):
+                return (
+                    f"controller '{name}' cannot be activated: its fallback controller '{fb}' "
+                    'must be configured (inactive or active)'
+                )
+            spec = cm.controllers[fb]
+            for kind, names, available in (
+                ('command', cm.resolve_command_interfaces(spec), cm.rm.is_command_available),
+                ('state', cm.resolve_state_interfaces(spec), cm.rm.is_state_available),
+            ):
+                for itf in names:
+                    if available(itf):
+                        continue
+                    exporter = cm._exporter(itf)
+                    if exporter is None or exporter not in fallbacks:
+                        return (
+                            f"controller '{name}' cannot be activated: {kind} interface '{itf}' "
+                            f"its fallback controller '{fb}' needs is not available"
+                        )
         return ''

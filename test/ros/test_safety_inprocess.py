@@ -242,19 +242,10 @@ def test_fallback_displaces_the_holder_of_its_interfaces(harness):
     try:
         m = sm.manager
         m.node.set_parameters([Parameter('failing.fallback_controllers', value=['fallback'])])
+        fb = configured(m, 'fallback', interfaces=['j1/velocity', 'j2/velocity'], value=-0.25)
         failing = start(m, 'failing', 'BadReturn', interfaces=['j1/velocity'])
         holder = start(m, 'holder', 'Commanding', interfaces=['j2/velocity'])
         bystander = start(m, 'bystander', 'Commanding', interfaces=['j3/velocity'])
-        ok, msg = m.load_controller('fallback', 'safety/Commanding')
-        assert ok, msg
-        fb = m.controllers['fallback'].controller
-        fb.get_node().set_parameters(
-            [
-                Parameter('interfaces', value=['j1/velocity', 'j2/velocity']),
-                Parameter('value', value=-0.25),
-            ]
-        )
-        assert m.configure_controller('fallback')[0]
         sm.step(2)
         assert m.state_of('failing') == S.INACTIVE
         assert m.state_of('holder') == S.INACTIVE  # held j2/velocity, which the fallback needs
@@ -263,6 +254,41 @@ def test_fallback_displaces_the_holder_of_its_interfaces(harness):
         assert sm.command('j1/velocity') == -0.25 and sm.command('j2/velocity') == -0.25
         assert failing.updates == 1 and holder.updates == 1 and bystander.updates == 2
         assert fb.updates == 1
+    finally:
+        sm.shutdown()
+
+
+def configured(m, name, type_name='Commanding', **params):
+    ok, msg = m.load_controller(name, f'safety/{type_name}')
+    assert ok, msg
+    ctrl = m.controllers[name].controller
+    ctrl.get_node().set_parameters([Parameter(k, value=v) for k, v in params.items()])
+    assert m.configure_controller(name)[0]
+    return ctrl
+
+
+def test_fallbacks_are_checked_before_activation(harness):
+    sm = stepped(harness, {'Arm': ({}, ['j1']), 'Spare': ({}, ['j2'])})
+    try:
+        m = sm.manager
+        m.node.set_parameters([Parameter('main.fallback_controllers', value=['fallback'])])
+        configured(m, 'main', interfaces=['j1/velocity'])
+        ok, msg = m.switch_controller(['main'], [], STRICT)
+        assert not ok and "its fallback controller 'fallback' is not loaded" in msg
+        assert m.load_controller('fallback', 'safety/Commanding')[0]
+        ok, msg = m.switch_controller(['main'], [], STRICT)
+        assert not ok and "fallback controller 'fallback' must be configured" in msg
+        fb = m.controllers['fallback'].controller
+        fb.get_node().set_parameters([Parameter('interfaces', value=['j2/velocity'])])
+        assert m.configure_controller('fallback')[0]
+        ok, state = m.set_hardware_component_state('Spare', S.INACTIVE)
+        assert ok and state == S.INACTIVE
+        ok, msg = m.switch_controller(['main'], [], STRICT)
+        assert not ok and "command interface 'j2/velocity'" in msg and 'not available' in msg
+        assert m.state_of('main') == S.INACTIVE
+        assert m.set_hardware_component_state('Spare', S.ACTIVE)[0]
+        ok, msg = m.switch_controller(['main'], [], STRICT)
+        assert ok, msg
     finally:
         sm.shutdown()
 
