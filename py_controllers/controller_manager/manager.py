@@ -2,7 +2,11 @@
 
 ROS services live in `services.py` and the loop thread in `loop.py`; this module holds
 the logic both use. `cycle_lock` is held by the loop for one read/update/write cycle and
-by every change of the active set, so a switch always happens between two cycles.
+by every change of the active set, so a switch always happens between two cycles, at the
+first cycle boundary after the request. That is what `SwitchController.activate_asap` asks
+for, so it needs no second path here: upstream switches in the realtime thread right after
+update() with it, and otherwise in the service thread while the loop skips the controllers
+being switched; both end, as ours, with the new set running from the next cycle.
 
 Safety rules (see `supervision.py` for failures, hardware transitions and shutdown):
 controller and hardware code is contained wherever the manager calls it; a command

@@ -334,3 +334,17 @@ def test_lifecycle_state_follows_every_transition_outcome(
     if after_activate is not None:
         manager.switch_controller(['hooks'], [], 2)
         assert manager.state_of('hooks').label == after_activate
+
+
+@pytest.mark.parametrize('asap', [True, False])
+def test_switch_over_the_service_with_and_without_activate_asap(cm, asap):
+    harness, manager = cm
+    counting = load(manager, 'counting', 'test/CountingController')
+    client = harness.manager()
+    ok, message = client.switch_controllers(['counting'], [], activate_asap=asap)
+    assert ok, message
+    assert manager.state_of('counting').label == 'active'
+    assert harness.spin_until(lambda: counting.updates > 3)
+    ok, message = client.switch_controllers([], ['counting'], activate_asap=asap)
+    assert ok, message
+    assert manager.state_of('counting').label == 'inactive'
