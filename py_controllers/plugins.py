@@ -6,7 +6,9 @@ loudly with a message that says what is wrong.
 
 from __future__ import annotations
 
+import importlib
 import logging
+import sys
 from importlib.metadata import EntryPoint, entry_points
 
 CONTROLLERS_GROUP = 'py_controllers.controllers'
@@ -66,3 +68,22 @@ def base_class_name(group: str, name: str) -> str:
     except PluginError as exc:
         _log.debug('skipping broken plug-in %s: %s', name, exc)
     return 'controller_interface::ControllerInterface'
+
+
+def reload(group: str) -> tuple[list[str], list[str]]:
+    """Re-import the modules of the plug-ins of `group` that are imported already, so edited
+    code is what the next load() gets (newly installed entry points are seen anyway);
+    (modules reloaded, errors). A module that fails to re-import keeps its old code."""
+    importlib.invalidate_caches()
+    reloaded: list[str] = []
+    errors: list[str] = []
+    for ep in entry_points(group=group):
+        module = ep.value.split(':')[0].strip()
+        if module in reloaded or module not in sys.modules:
+            continue
+        try:
+            importlib.reload(sys.modules[module])
+            reloaded.append(module)
+        except Exception as exc:  # a syntax error in the edited file must not kill the caller
+            errors.append(f'{module}: {exc!r}')
+    return reloaded, errors

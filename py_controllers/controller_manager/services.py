@@ -162,6 +162,12 @@ class ManagerServices:
         if active:
             cm.switch_controller([], active, 1)
         response.ok = all(cm.unload_controller(n)[0] for n in list(cm.controllers))
+        reloaded, errors = plugins.reload(plugins.CONTROLLERS_GROUP)
+        log = self.node.get_logger()
+        log.info(f'reload_controller_libraries: re-imported {reloaded}')
+        if errors:
+            log.error(f'reload_controller_libraries: could not re-import {errors}')
+            response.ok = False
         return response
 
     # --- hardware -----------------------------------------------------------------

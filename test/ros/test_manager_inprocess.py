@@ -1,6 +1,9 @@
 """The manager in-process: error handling, chaining order, parameter validation."""
 
+import sys
+
 import pytest
+from controller_manager_msgs.srv import ReloadControllerLibraries
 from rclpy.parameter import Parameter
 
 from py_controllers import plugins
@@ -348,3 +351,39 @@ def test_switch_over_the_service_with_and_without_activate_asap(cm, asap):
     ok, message = client.switch_controllers([], ['counting'], activate_asap=asap)
     assert ok, message
     assert manager.state_of('counting').label == 'inactive'
+
+
+CONTROLLER_SOURCE = """
+from py_controllers.controller_interface.controller_interface import ControllerInterface
+
+
+class Edited(ControllerInterface):
+    VERSION = {version}
+"""
+
+
+def test_reload_controller_libraries_picks_up_edited_code(cm, tmp_path, monkeypatch):
+    # a plug-in package of the user's: a module and its entry point, found on sys.path
+    (tmp_path / 'edited_ctrl.py').write_text(CONTROLLER_SOURCE.format(version=1))
+    info = tmp_path / 'edited_ctrl-0.1.dist-info'
+    info.mkdir()
+    (info / 'METADATA').write_text('Metadata-Version: 2.1\nName: edited-ctrl\nVersion: 0.1\n')
+    (info / 'entry_points.txt').write_text(
+        '[py_controllers.controllers]\ntest_reload/Edited = edited_ctrl:Edited\n'
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, 'edited_ctrl', raising=False)
+    harness, manager = cm
+    assert manager.load_controller('edited', 'test_reload/Edited')[0]
+    assert manager.controllers['edited'].controller.VERSION == 1
+    (tmp_path / 'edited_ctrl.py').write_text(CONTROLLER_SOURCE.format(version=2))
+    client = harness.node.create_client(
+        ReloadControllerLibraries, '/controller_manager/reload_controller_libraries'
+    )
+    assert client.wait_for_service(timeout_sec=10.0)
+    future = client.call_async(ReloadControllerLibraries.Request(force_kill=True))
+    assert harness.spin_until(future.done)
+    assert future.result().ok
+    assert manager.controllers == {}  # everything unloaded, as upstream
+    assert manager.load_controller('edited', 'test_reload/Edited')[0]
+    assert manager.controllers['edited'].controller.VERSION == 2  # the edited code
