@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
+from rclpy.node import Node
 
 from py_controllers.callback_guard import answering, guarded
 from py_controllers.controller_interface.interface_configuration import InterfaceConfiguration
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.lifecycle import LifecycleMachine, as_callback_return
+from py_controllers.realtime_tools.deferred import log_at
 
 __all__ = [
     'CallbackReturn',
@@ -24,43 +26,20 @@ __all__ = [
     'ReturnType',
 ]
 
-_T = TransitionCallbackReturn
 S = LifecycleStateId
-_TRANSITION_TARGETS = {
-    'on_configure': S.INACTIVE,
-    'on_activate': S.ACTIVE,
-    'on_deactivate': S.INACTIVE,
-    'on_cleanup': S.UNCONFIGURED,
-}
 
 
-def _to_transition_return(result: Any) -> TransitionCallbackReturn:
-    """Accept our CallbackReturn, rclpy's TransitionCallbackReturn, None/True/False."""
-    if isinstance(result, TransitionCallbackReturn):
-        return result
-    if result is None or result is True:
-        return _T.SUCCESS
-    if result is False:  # before the comparisons: False == 0 == CallbackReturn.SUCCESS
-        return _T.FAILURE
-    if isinstance(result, int) and result == CallbackReturn.SUCCESS:
-        return _T.SUCCESS
-    if isinstance(result, int) and result == CallbackReturn.FAILURE:
-        return _T.FAILURE
-    return _T.ERROR
-
-
-class _ControllerNode(LifecycleNode):
-    """The controller's lifecycle node; transitions call the controller's hooks.
+class _ControllerNode(Node):
+    """The controller's node (named after it): parameters, topics, services, logging.
 
     Every subscription, service and timer a controller creates on it is guarded: a callback
     that raises is logged (throttled) instead of reaching the executor, and a service
-    still answers (`ok`/`success` false), so bad input never takes anything down.
+    still answers (`ok`/`success` false), so bad input never takes anything down. The
+    `trigger_*` methods drive the controller's lifecycle, as on rclpy's LifecycleNode.
     """
 
     def __init__(self, controller: ControllerInterface, name: str, **kwargs: Any) -> None:
         self._controller = controller
-        # rclpy offers no public getter for the state: follow it from the transitions
-        self.primary_state = LifecycleStateId.UNCONFIGURED
         super().__init__(name, **kwargs)
 
     def create_subscription(
@@ -82,57 +61,28 @@ class _ControllerNode(LifecycleNode):
             timer_period_sec, guarded(callback, self.get_logger(), where), *args, **kw
         )
 
-    def _forward(self, hook: str, state: LifecycleState) -> TransitionCallbackReturn:
-        previous = LifecycleStateId(state.state_id)
-        try:
-            result = getattr(self._controller, hook)(previous)
-        except Exception as exc:
-            self.get_logger().error(f'{hook} raised {type(exc).__name__}: {exc}')
-            self._follow(hook, previous, _T.ERROR)
-            return _T.ERROR
-        result = _to_transition_return(result)
-        if result == _T.SUCCESS and hook == 'on_configure':
-            result = _to_transition_return(self._controller._after_configure())
-        self._follow(hook, previous, result)
-        return result
+    def trigger_configure(self) -> CallbackReturn:
+        return self._controller.lifecycle.transition(S.INACTIVE)
 
-    def _follow(self, hook: str, previous: LifecycleStateId, result: Any) -> None:
-        """The primary state the transition `hook` ends in (rcl's default state machine)."""
-        if hook == 'on_error':
-            ok = result == _T.SUCCESS
-            self.primary_state = S.UNCONFIGURED if ok else S.FINALIZED
-        elif hook == 'on_shutdown':
-            if result != _T.ERROR:  # success and failure both finalize
-                self.primary_state = S.FINALIZED
-        elif result == _T.SUCCESS:
-            self.primary_state = _TRANSITION_TARGETS[hook]
-        elif result == _T.FAILURE:
-            self.primary_state = previous
+    def trigger_cleanup(self) -> CallbackReturn:
+        return self._controller.lifecycle.transition(S.UNCONFIGURED)
 
-    def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_configure', state)
+    def trigger_activate(self) -> CallbackReturn:
+        return self._controller.lifecycle.transition(S.ACTIVE)
 
-    def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_activate', state)
+    def trigger_deactivate(self) -> CallbackReturn:
+        return self._controller.lifecycle.transition(S.INACTIVE)
 
-    def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_deactivate', state)
-
-    def on_cleanup(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_cleanup', state)
-
-    def on_shutdown(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_shutdown', state)
-
-    def on_error(self, state: LifecycleState) -> TransitionCallbackReturn:
-        return self._forward('on_error', state)
+    def trigger_shutdown(self) -> LifecycleStateId:
+        return self._controller.lifecycle.shutdown()
 
 
 class ControllerInterface:
     """Base class of every controller (ros2_control's ControllerInterface)."""
 
     def __init__(self) -> None:
-        self.node: LifecycleNode | None = None
+        self.node: Node | None = None
+        self.lifecycle = LifecycleMachine(self._run_hook, 'controller', self._log)
         self.command_interfaces: list[CommandInterface] = []
         self.state_interfaces: list[StateInterface] = []
         self.robot_description = ''
@@ -161,17 +111,25 @@ class ControllerInterface:
             namespace=namespace,
             context=context,
             cli_args=cli_args,
-            enable_communication_interface=False,
             parameter_overrides=parameter_overrides or [],
         )
+        self.lifecycle.name = f"controller '{controller_name}'"
         self.node.declare_parameter('update_rate', cm_update_rate)
         self.node.declare_parameter('is_async', False)
-        try:
-            result = self.on_init()
-        except Exception as exc:
-            self.node.get_logger().error(f'on_init raised {type(exc).__name__}: {exc}')
-            return False
-        return _to_transition_return(result) == _T.SUCCESS
+        return self.lifecycle.call('on_init') == CallbackReturn.SUCCESS
+
+    def _run_hook(self, hook: str, previous: LifecycleStateId) -> Any:
+        """The lifecycle's way into the controller's hooks (on_init takes no state)."""
+        if hook == 'on_init':
+            return self.on_init()
+        result = getattr(self, hook)(previous)
+        if hook == 'on_configure' and as_callback_return(result) == CallbackReturn.SUCCESS:
+            return self._after_configure()
+        return result
+
+    def _log(self, level: str, text: str) -> None:
+        if self.node is not None:
+            log_at(self.node.get_logger(), level, text)
 
     def _after_configure(self) -> CallbackReturn:
         """Apply the base parameters (update_rate, is_async) like upstream's configure."""
@@ -198,8 +156,8 @@ class ControllerInterface:
         self.is_async = bool(self.node.get_parameter('is_async').value)
         return CallbackReturn.SUCCESS
 
-    def get_node(self) -> LifecycleNode:
-        """The controller's rclpy lifecycle node."""
+    def get_node(self) -> Node:
+        """The controller's rclpy node."""
         assert self.node is not None, 'controller is not initialised'
         return self.node
 
@@ -210,7 +168,7 @@ class ControllerInterface:
 
     def lifecycle_state(self) -> LifecycleStateId:
         """Current primary lifecycle state."""
-        return self.get_node().primary_state
+        return self.lifecycle.state
 
     def assign_interfaces(
         self, command: list[CommandInterface], state: list[StateInterface]

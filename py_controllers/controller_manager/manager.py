@@ -295,10 +295,6 @@ class ControllerManager:
             del self.controllers[name]
             self._remove_node(node)
             node.destroy_node()
-            # rclpy leaves the lifecycle state machine (and with it the rcl node) to the
-            # garbage collector; a controller loaded again under the same name would then
-            # lose its /rosout publisher when the old one is finally collected
-            node._state_machine.destroy_when_not_in_use()
             self._changed()
             return True, f"unloaded '{name}'"
 
