@@ -6,9 +6,11 @@ FAILURE stays where it was, ERROR (or a hook that raises, or returns something t
 a result) runs on_error: SUCCESS there goes to UNCONFIGURED, anything else to FINALIZED.
 Shutdown calls on_shutdown from any state but FINALIZED and ends FINALIZED unless it errs.
 
-The one rule for return values, controllers and hardware alike: None or True is SUCCESS,
-False is FAILURE, a CallbackReturn (or rclpy's TransitionCallbackReturn) is itself;
-anything else counts as ERROR, logged once with what came back.
+The one rule for return values, controllers and hardware alike, hooks and loop methods:
+None means success (for update()/read()/write() with a warning, once, to return
+ReturnType.OK explicitly). For hooks True is SUCCESS too, False is FAILURE, a
+CallbackReturn (or rclpy's TransitionCallbackReturn) is itself; anything else counts as
+ERROR, logged with what came back.
 """
 
 from __future__ import annotations

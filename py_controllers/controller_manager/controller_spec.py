@@ -22,6 +22,7 @@ class ControllerSpec:
     execution: RingRecorder = field(default_factory=lambda: RingRecorder(2_000))
     errors: int = 0
     configuration_error_reported: bool = False
+    none_reported: bool = False  # update() returned None once: warned
 
     @property
     def is_chainable(self) -> bool:

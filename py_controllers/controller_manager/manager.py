@@ -59,6 +59,9 @@ S = LifecycleStateId
 STOP_ON_RELEASE = frozenset((HW_IF_VELOCITY, HW_IF_EFFORT, HW_IF_ACCELERATION))
 
 
+NONE_IS_OK = '{}: update() returned None; taken as ReturnType.OK (return it explicitly)'
+
+
 class ControllerCodeError(RuntimeError):
     """A controller's own code raised where the manager asked it something."""
 
@@ -517,6 +520,11 @@ class ControllerManager:
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
             if result != ReturnType.OK:
+                if result is None:  # the one rule: None is success, with a warning once
+                    if not spec.none_reported:
+                        spec.none_reported = True
+                        self._log('warning', NONE_IS_OK.format(f"controller '{spec.name}'"))
+                    continue
                 spec.errors += 1
                 errored = [*(errored or []), spec.name]
                 if result != ReturnType.ERROR:

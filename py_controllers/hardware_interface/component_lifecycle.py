@@ -35,6 +35,7 @@ class ManagedComponent:
         component.command_interfaces = {h.name: h for h in self.command_interfaces}
         self.read_errors = 0
         self.write_errors = 0
+        self.none_reported: set[str] = set()  # 'read'/'write' returned None once: warned
         # True while a lifecycle transition runs (off the loop thread): the loop skips the
         # component and its interfaces are unavailable until the transition ends
         self.busy = False

@@ -309,6 +309,9 @@ class ResourceManager:
                 self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
             if result != ReturnType.OK:
+                if result is None:  # the one rule: None is success, with a warning once
+                    self._none_returned(managed, 'read')
+                    continue
                 if result != ReturnType.ERROR:
                     self.log_rt(managed.logger, 'error', f'read() returned {result!r}: ERROR')
                 managed.read_errors += 1
@@ -332,12 +335,20 @@ class ResourceManager:
                 result = ReturnType.ERROR
             if result == ReturnType.DEACTIVATE:
                 deactivate.append(managed.name)
+            elif result is None:
+                self._none_returned(managed, 'write')
             elif result != ReturnType.OK:
                 if result != ReturnType.ERROR:
                     self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
                 managed.write_errors += 1
                 failed.append(managed.name)
         return failed, deactivate
+
+    def _none_returned(self, managed: ManagedComponent, where: str) -> None:
+        if where not in managed.none_reported:
+            managed.none_reported.add(where)
+            text = f'{where}() returned None; taken as ReturnType.OK (return it explicitly)'
+            self.log_rt(managed.logger, 'warning', text)
 
     def handle_component_error(self, name: str) -> LifecycleStateId:
         """A component failed in the loop: run its on_error, drop its claims' availability."""

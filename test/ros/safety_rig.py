@@ -91,7 +91,15 @@ class Reading(ControllerInterface):
 
 
 class BadReturn(Commanding):
-    """update() forgets to return a ReturnType."""
+    """update() returns something that is not a ReturnType."""
+
+    def update(self, time, period):
+        super().update(time, period)
+        return 'done'
+
+
+class NoReturn(Commanding):
+    """update() forgets to return: None, which the one rule takes as success."""
 
     def update(self, time, period):
         super().update(time, period)
@@ -122,5 +130,5 @@ class CallbackBomb(ControllerInterface):
         raise ZeroDivisionError('service bug')
 
 
-for _cls in (Commanding, Reading, BadReturn, BadConfiguration, CallbackBomb):
+for _cls in (Commanding, Reading, BadReturn, NoReturn, BadConfiguration, CallbackBomb):
     plugins.register(plugins.CONTROLLERS_GROUP, f'safety/{_cls.__name__}', _cls)

@@ -160,6 +160,20 @@ def test_update_returning_nonsense_is_an_error(harness):
         sm.shutdown()
 
 
+def test_update_returning_none_runs_on_with_one_warning(harness, capfd):
+    sm = stepped(harness, {'Arm': ({}, ['j1'])})
+    try:
+        m = sm.manager
+        lazy = start(m, 'lazy', 'NoReturn', interfaces=['j1/velocity'])
+        sm.step(5)
+        harness.executor.spin_once(timeout_sec=0.0)  # the deferred log
+        assert m.state_of('lazy') == S.ACTIVE and lazy.updates == 5
+        assert m.controllers['lazy'].errors == 0
+        assert capfd.readouterr().err.count('update() returned None; taken as ReturnType.OK') == 1
+    finally:
+        sm.shutdown()
+
+
 def test_a_raising_interface_configuration_does_not_break_error_handling(harness):
     sm = stepped(harness, {'Arm': ({'read_fault_at': 3}, ['j1', 'j2'])})
     try:
