@@ -84,6 +84,8 @@ class HardwareTransitions:
         result: Any = None
         error: BaseException | None = None
         try:
+            if managed.runner is not None:  # an async read/write may still be under way
+                managed.runner.wait_idle()
             result = work(managed)
         except BaseException as exc:  # user code: reported through the future, never lost
             error = exc

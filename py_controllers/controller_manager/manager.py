@@ -101,6 +101,7 @@ class ControllerManager:
         # what the loop hands to the executor (logs, ROS calls); the node sets its wake-up
         self.deferred = DeferredCalls(logger=self.logger)
         self.rm.log_rt = self.deferred.log
+        self.rm.async_time = self._async_time
         self.supervisor = Supervisor(self)
 
     # --- queries ----------------------------------------------------------------------
@@ -556,3 +557,8 @@ class ControllerManager:
             logger=self.rm.logger,
         )
         self.rm.log_rt = self.deferred.log
+        self.rm.async_time = self._async_time
+
+    def _async_time(self, period_ns: int) -> tuple[Any, Duration]:
+        """(now, period) for a detached async hardware component's run."""
+        return self.node.get_clock().now(), Duration(nanoseconds=period_ns)

@@ -6,6 +6,7 @@ manager's safety net can be shown to hold (our fault suite and tests use it; so 
 
   activate_delay_s, configure_delay_s,   seconds the transition takes (a board booting)
   deactivate_delay_s, on_error_delay_s
+  read_delay_s, write_delay_s            seconds each read()/write() takes (a slow bus)
   read_fault_at / write_fault_at         the N-th read()/write() call fails (1-based; 0: never)
   read_fault / write_fault               error | raise | deactivate (write only) | bad_result
                                          | exit (raises SystemExit: escapes all containment)
@@ -24,6 +25,7 @@ read()/write() fails that way once. Codes: 1 error, 2 raise, 3 bad_result, 4 exi
 from __future__ import annotations
 
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -50,8 +52,9 @@ class FaultInjectionSystem(GenericSystem):
         where = f"hardware '{info.name}'"
         self.delays = {
             hook: float(p.get(f'{hook}_delay_s', 0.0) or 0.0)
-            for hook in ('activate', 'configure', 'deactivate', 'on_error')
+            for hook in ('activate', 'configure', 'deactivate', 'on_error', 'read', 'write')
         }
+        self.io_threads: set[int] = set()  # the threads read() and write() ran in
         self.read_fault_at = int(p.get('read_fault_at', 0) or 0)
         self.write_fault_at = int(p.get('write_fault_at', 0) or 0)
         self.read_fault = str(p.get('read_fault', 'error'))
@@ -118,6 +121,8 @@ class FaultInjectionSystem(GenericSystem):
 
     # --- the loop ----------------------------------------------------------------------
     def read(self, time: Any, period: Any) -> Any:
+        self.io_threads.add(threading.get_ident())
+        self._pause('read')
         self.reads += 1
         if self.reads == self.read_fault_at:
             return _fail(self.read_fault, 'read')
@@ -127,6 +132,8 @@ class FaultInjectionSystem(GenericSystem):
         return super().read(time, period)
 
     def write(self, time: Any, period: Any) -> Any:
+        self.io_threads.add(threading.get_ident())
+        self._pause('write')
         self.writes += 1
         self.last_write = {name: h.value for name, h in self.command_interfaces.items()}
         if self.writes == self.write_fault_at:

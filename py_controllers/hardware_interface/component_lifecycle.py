@@ -39,6 +39,7 @@ class ManagedComponent:
         # True while a lifecycle transition runs (off the loop thread): the loop skips the
         # component and its interfaces are unavailable until the transition ends
         self.busy = False
+        self.runner: Any = None  # its AsyncComponent when `is_async`
 
     @property
     def state(self) -> LifecycleStateId:

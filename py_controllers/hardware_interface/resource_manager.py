@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from py_controllers import plugins
+from py_controllers.hardware_interface.async_component import AsyncComponent
 from py_controllers.hardware_interface.command_limits import CommandLimits
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
@@ -54,6 +55,9 @@ class ResourceManager:
         self.claimed: dict[str, str] = {}  # command interface -> claiming controller
         self._readers: list[tuple[ManagedComponent, int]] = []
         self.command_limits: CommandLimits | None = None  # None: enforce_command_limits off
+        # (time, period) for a detached async component's run of `period_ns`; the manager
+        # sets it (this module needs no rclpy)
+        self.async_time: Callable[[int], tuple[Any, Any]] = lambda period_ns: (None, None)
         # how the loop logs (logger, level, text): the manager hands it to the executor
         self.log_rt: Callable[[Any, str, str], None] = log_at
         self._writers: list[tuple[ManagedComponent, int]] = []
@@ -81,6 +85,15 @@ class ResourceManager:
         if result not in (None, True, CallbackReturn.SUCCESS):
             raise RuntimeError(f"hardware '{info.name}': on_init failed")
         managed = ManagedComponent(component, info, component.logger)
+        if info.is_async:
+            rate = info.rw_rate if 0 < info.rw_rate < self.update_rate else self.update_rate
+            period_ns = round(1e9 / rate)
+            managed.runner = AsyncComponent(
+                managed,
+                period_ns=period_ns,
+                clock=lambda: self.async_time(period_ns),
+                log=lambda level, text: self.log_rt(managed.logger, level, text),
+            )
         for handle in managed.state_interfaces:
             self._add(self.state_interfaces, self._state_owner, handle, info.name)
         for handle in managed.command_interfaces:
@@ -146,7 +159,11 @@ class ResourceManager:
 
     def end_transition(self, name: str) -> None:
         """The transition of `name` is over: back in the loop as its new state says."""
-        self.components[name].busy = False
+        managed = self.components[name]
+        managed.busy = False
+        if managed.runner is not None:  # results from before the transition are stale
+            managed.runner.take_write_result()
+            managed.runner.read_result = ReturnType.OK
         self._refresh_loop_lists()
 
     # --- availability and claiming -------------------------------------------------
@@ -303,8 +320,12 @@ class ResourceManager:
         for managed, every in self._readers:
             if every != 1 and self._cycle % every:
                 continue
+            runner = managed.runner
             try:
-                result = managed.component.read(time, period)
+                if runner is None:
+                    result = managed.component.read(time, period)
+                else:
+                    result = runner.trigger(time, period)
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
@@ -328,8 +349,12 @@ class ResourceManager:
         for managed, every in self._writers:
             if every != 1 and self._cycle % every and not every_component:
                 continue
+            runner = managed.runner
             try:
-                result = managed.component.write(time, period)
+                if runner is None:
+                    result = managed.component.write(time, period)
+                else:
+                    result = runner.take_write_result()
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
@@ -372,6 +397,9 @@ class ResourceManager:
             if managed.busy:
                 self.logger.error(f"hardware '{managed.name}' is in a transition: not shut down")
                 continue
+            if managed.runner is not None:
+                managed.runner.stop()
+                managed.runner.wait_idle(2.0)
             managed.set_state(S.FINALIZED)
         self._refresh_loop_lists()
 

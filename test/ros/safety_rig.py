@@ -20,11 +20,13 @@ def robot(
     plugin: str = '',
     fault_gpio: str = '',
     safety: dict[str, str] | None = None,
+    attributes: dict[str, str] | None = None,
 ) -> str:
     """A URDF: one revolute joint per name, each `<ros2_control>` a FaultInjectionSystem
     (unless `plugin`) with `params` and position/velocity/effort commands; the component
     named `fault_gpio` gets the `faults` gpio (read, write) to inject faults at run time;
-    `safety` maps joints to the attributes of a `<safety_controller>`."""
+    `safety` maps joints to the attributes of a `<safety_controller>`, `attributes`
+    components to extra attributes of their `<ros2_control>` tag (e.g. is_async)."""
     joints = [j for _, names in components.values() for j in names]
     links = ''.join(f'<link name="l_{j}"/>' for j in joints)
     urdf_joints = ''.join(
@@ -50,7 +52,8 @@ def robot(
                 '<command_interface name="write"/></gpio>'
             )
         tags += (
-            f'<ros2_control name="{name}" type="system"><hardware><plugin>'
+            f'<ros2_control name="{name}" type="system" {(attributes or {}).get(name, "")}>'
+            '<hardware><plugin>'
             f'{plugin or "py_controllers/FaultInjectionSystem"}</plugin>{hw_params}'
             f'</hardware>{joint_tags}</ros2_control>'
         )
