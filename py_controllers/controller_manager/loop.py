@@ -91,11 +91,6 @@ class ControlLoop:
             thread.join(timeout_s)
             self._thread = None
 
-    @property
-    def running(self) -> bool:
-        """True while the loop thread is alive."""
-        return self._thread is not None and self._thread.is_alive()
-
     def _run(self) -> None:
         if self.thread_setup is not None:
             self.thread_setup()

@@ -31,7 +31,8 @@ class Handle:
         self.data_type = data_type
 
     def get_value(self) -> float:
-        """The current value (NaN means 'not set yet')."""
+        """The current value (NaN means 'not set yet'); ros2_control's accessor, kept for
+        plug-ins ported from C++ (ours read and write `value` directly)."""
         return self.value
 
     def set_value(self, value: float) -> bool:
@@ -53,11 +54,3 @@ class CommandInterface(Handle):
     """A value a controller commands; claimed by at most one active controller."""
 
     __slots__ = ()
-
-
-def split_interface_name(full_name: str) -> tuple[str, str]:
-    """Split `a/b/position` into (`a/b`, `position`): the interface is after the last '/'."""
-    prefix, sep, interface = full_name.rpartition('/')
-    if not sep or not prefix or not interface:
-        raise ValueError(f"interface name '{full_name}' is not of the form '<prefix>/<interface>'")
-    return prefix, interface

@@ -15,26 +15,15 @@ T = TypeVar('T')
 class RealtimeBox(Generic[T]):
     """Latest-value-wins mailbox between a non-realtime writer and the loop."""
 
-    __slots__ = ('_value', '_version')
+    __slots__ = ('_value',)
 
     def __init__(self, value: T) -> None:
         self._value = value
-        self._version = 0
 
     def set(self, value: T) -> None:
         """Replace the value (safe from any thread; never blocks)."""
         self._value = value
-        self._version += 1
 
     def get(self) -> T:
         """The newest value (safe from the loop; never blocks)."""
         return self._value
-
-    def try_get(self) -> T:
-        """Same as get(): kept for readers used to realtime_tools' API."""
-        return self._value
-
-    @property
-    def version(self) -> int:
-        """Counts writes, so a reader can tell whether something new arrived."""
-        return self._version
