@@ -127,17 +127,11 @@ class SwitchPlan:
             for i in cm.resolve_command_interfaces(cm.controllers[other])
         }
         for itf in cm.resolve_command_interfaces(spec):
-            exporter = cm._exporter(itf)
-            if itf not in cm.rm.command_interfaces:
-                return f"controller '{name}': command interface '{itf}' does not exist"
-            if exporter is None and not cm.rm.is_command_available(itf):
-                return f"controller '{name}': command interface '{itf}' is not available"
-            holder = cm.rm.claimed.get(itf)
-            if holder is not None and itf not in releasing:
-                return (
-                    f"controller '{name}': command interface '{itf}' is currently claimed "
-                    f"by '{holder}'"
-                )
+            # a controller's reference interface becomes available with its activation
+            exported = cm._exporter(itf) is not None
+            problem = cm.rm.claim_problem(itf, releasing, available=exported)
+            if problem:
+                return f"controller '{name}': {problem}"
             if itf in wanted_by_others:
                 return f"controller '{name}': command interface '{itf}' is wanted twice"
         for itf in cm.resolve_state_interfaces(spec):

@@ -200,17 +200,27 @@ class ResourceManager:
             return True
         return self.allow_inactive_hardware_commands and comp.state == S.INACTIVE
 
+    def claim_problem(
+        self, name: str, releasing: Iterable[str] = (), *, available: bool = False
+    ) -> str:
+        """'' if command interface `name` can be claimed (once `releasing` is released;
+        `available` when its owner is about to make it so), else the reason."""
+        if name not in self.command_interfaces:
+            return f"command interface '{name}' does not exist"
+        if not (available or self.is_command_available(name)):
+            return f"command interface '{name}' is not available"
+        holder = self.claimed.get(name)
+        if holder is not None and name not in releasing:
+            return f"command interface '{name}' is currently claimed by '{holder}'"
+        return ''
+
     def check_claimable(self, names: Iterable[str], releasing: Iterable[str] = ()) -> str:
-        """'' if every command interface in `names` can be claimed, else the reason."""
+        """'' if every command interface in `names` can be claimed, else the first reason."""
         releasing = set(releasing)
         for name in names:
-            if name not in self.command_interfaces:
-                return f"command interface '{name}' does not exist"
-            if not self.is_command_available(name):
-                return f"command interface '{name}' is not available"
-            holder = self.claimed.get(name)
-            if holder is not None and name not in releasing:
-                return f"command interface '{name}' is currently claimed by '{holder}'"
+            problem = self.claim_problem(name, releasing)
+            if problem:
+                return problem
         return ''
 
     def claim(self, names: Iterable[str], controller: str) -> list[CommandInterface]:
