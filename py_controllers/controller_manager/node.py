@@ -249,7 +249,9 @@ def main(argv: list[str] | None = None) -> int:
         args=argv if argv is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO
     )
     # The loop thread must get the GIL back soon after it wakes: shorten the interpreter's
-    # switch interval from 5 ms (the other threads only run short callbacks).
+    # switch interval from 5 ms (the other threads only run short callbacks). It is
+    # interpreter-wide by nature, so only this process entry point sets it: a program that
+    # embeds the manager in its own process chooses for itself.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor()
     try:

@@ -8,7 +8,9 @@ skips that sample, exactly like realtime_tools' try-lock publisher.
 Publishing holds the GIL, so a worker woken in the middle of a cycle would steal time
 from it. The control loop therefore registers its thread with `defer_in_thread()`:
 messages handed over from that thread wait until it calls `flush_deferred()` at the
-end of the cycle, and are published while the loop sleeps.
+end of the cycle, and are published while the loop sleeps. The registration is per loop
+thread (with that loop's gate), so two managers in one process keep apart; the worker
+thread is shared, as publishing is.
 """
 
 from __future__ import annotations
@@ -26,46 +28,52 @@ class _PublishWorker:
     """One daemon thread that publishes on behalf of every realtime publisher."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[RealtimePublisher | None] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[tuple[RealtimePublisher, CycleGate | None] | None] = (
+            queue.SimpleQueue()
+        )
         self._thread = threading.Thread(target=self._run, name='rt_publisher', daemon=True)
         self._thread.start()
 
-    def submit(self, pub: RealtimePublisher) -> None:
-        self._queue.put(pub)
+    def submit(self, pub: RealtimePublisher, gate: CycleGate | None = None) -> None:
+        self._queue.put((pub, gate))
 
     def _run(self) -> None:
         while True:
-            pub = self._queue.get()
-            if pub is None:
+            item = self._queue.get()
+            if item is None:
                 return
-            gate = _gate
-            if gate is not None:
+            pub, gate = item
+            if gate is not None:  # the loop whose message this is: keep out of its way
                 gate.wait_clear()
             pub._publish_and_unlock()
 
 
 _worker: _PublishWorker | None = None
 _worker_lock = threading.Lock()
-_deferring_thread: int | None = None
-_deferred: list[RealtimePublisher] = []
-_gate: CycleGate | None = None
+# loop thread id -> (its gate, the publishers it handed over this cycle)
+_deferrals: dict[int, tuple[CycleGate | None, list[RealtimePublisher]]] = {}
 
 
 def defer_in_thread(thread_id: int | None, gate: CycleGate | None = None) -> None:
-    """Hold messages handed over from `thread_id` until flush_deferred() (None: never);
-    with `gate`, the worker also keeps out of the loop's way while a cycle is due."""
-    global _deferring_thread, _gate
-    _deferring_thread = thread_id
-    _gate = gate
+    """Hold messages handed over from `thread_id` until it calls flush_deferred(); with
+    `gate`, the worker keeps out of that loop's way while a cycle is due. None: the calling
+    thread stops deferring (what it holds goes out)."""
+    if thread_id is None:
+        flush_deferred()
+        _deferrals.pop(threading.get_ident(), None)
+    else:
+        _deferrals[thread_id] = (gate, [])
 
 
 def flush_deferred() -> None:
-    """Submit the messages held for the deferring thread (call from that thread)."""
-    if _deferred:
+    """Submit the messages the calling thread holds (call from that thread)."""
+    entry = _deferrals.get(threading.get_ident())
+    if entry is not None and entry[1]:
+        gate, held = entry
         worker = _get_worker()
-        for pub in _deferred:
-            worker.submit(pub)
-        _deferred.clear()
+        for pub in held:
+            worker.submit(pub, gate)
+        held.clear()
 
 
 def _get_worker() -> _PublishWorker:
@@ -97,8 +105,9 @@ class RealtimePublisher(Generic[MsgT]):
 
     def unlock_and_publish(self) -> None:
         """Hand the filled message to the publishing thread; it unlocks when sent."""
-        if _deferring_thread is not None and threading.get_ident() == _deferring_thread:
-            _deferred.append(self)
+        entry = _deferrals.get(threading.get_ident())
+        if entry is not None:
+            entry[1].append(self)
         else:
             self._worker.submit(self)
 

@@ -97,3 +97,42 @@ def test_publisher_defers_messages_from_the_loop_thread_until_flushed():
         assert inner.sent == [{'value': 3}]
     finally:
         realtime_publisher.defer_in_thread(None)
+
+
+def test_two_loop_threads_defer_apart():
+    """Two managers in one process: each loop flushes only what it handed over."""
+    from py_controllers.realtime_tools import realtime_publisher
+
+    inner_a, inner_b = _GatedPublisher(), _GatedPublisher()
+    inner_a.gate.set()
+    inner_b.gate.set()
+    a, b = RealtimePublisher(inner_a, {'a': 1}), RealtimePublisher(inner_b, {'b': 2})
+    handed_over = threading.Event()
+    flush_b = threading.Event()
+
+    def loop_b():
+        realtime_publisher.defer_in_thread(threading.get_ident())
+        try:
+            assert b.try_publish()
+            handed_over.set()
+            flush_b.wait(5.0)
+            realtime_publisher.flush_deferred()
+        finally:
+            realtime_publisher.defer_in_thread(None)
+
+    realtime_publisher.defer_in_thread(threading.get_ident())
+    thread = threading.Thread(target=loop_b)
+    thread.start()
+    try:
+        assert handed_over.wait(5.0)
+        assert a.try_publish()
+        realtime_publisher.flush_deferred()  # this thread's: a only
+        assert a.wait_idle(5.0)
+        assert inner_a.sent == [{'a': 1}]
+        assert not b.wait_idle(0.05)  # still held by the other loop
+        assert inner_b.sent == []
+        flush_b.set()
+        thread.join(5.0)
+        assert b.wait_idle(5.0) and inner_b.sent == [{'b': 2}]
+    finally:
+        realtime_publisher.defer_in_thread(None)
