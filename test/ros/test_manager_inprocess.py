@@ -374,7 +374,9 @@ def test_reload_controller_libraries_picks_up_edited_code(cm, tmp_path, monkeypa
 
 
 def test_a_slower_controller_runs_every_nth_cycle():
-    harness = RosHarness('controller_rate')
+    harness = RosHarness(
+        'controller_rate', args=['--ros-args', '-p', 'controller_manager:update_rate:=200']
+    )
     sm = SteppedManager(harness, (CONFIG / 'minimal_robot.urdf').read_text(), period_ns=5_000_000)
     try:
         m = sm.manager  # 200 Hz: 5 ms cycles on the stepped clock
