@@ -11,8 +11,10 @@ Bounds follow upstream's conventions:
 - a NaN min defaults to minus the max;
 - the first derivative has separate bounds for a positive and a negative previous value:
   `*_pos` apply while `v0 > 0`, `*_neg` while `v0 < 0`, and `[min_neg, max_pos]` at
-  `v0 == 0`. Unset "other direction" bounds mirror the given ones: `min_pos` defaults to
-  `min_neg`, then `max_neg` to `-min_pos`.
+  `v0 == 0`. Unset "other direction" bounds copy the given ones, as upstream's
+  `set_params` does (control_toolbox rate_limiter.hpp, jazzy to rolling): `max_neg`
+  defaults to `max_pos` and `min_pos` to `min_neg`, so without them the bounds are
+  `[min_neg, max_pos]` whatever the sign of `v0`.
 
 Unlike upstream, `limit*` return the limited value (Python has no in/out arguments)
 instead of the ratio limited/requested.
@@ -67,10 +69,10 @@ class RateLimiter:
                 max_first_derivative_pos,
                 'max_first_derivative_pos',
             )
+            if math.isnan(max_first_derivative_neg):
+                max_first_derivative_neg = max_first_derivative_pos
             if math.isnan(min_first_derivative_pos):
                 min_first_derivative_pos = min_first_derivative_neg
-            if math.isnan(max_first_derivative_neg):
-                max_first_derivative_neg = -min_first_derivative_pos
             _check(
                 min_first_derivative_pos,
                 'min_first_derivative_pos',

@@ -5,7 +5,9 @@ declares every parameter of a schema on an rclpy node with a descriptor (descrip
 read_only, a range from the bound validators, the rules as additional_constraints), so
 ``ros2 param describe/get/set`` work as with upstream controllers; it rejects invalid
 ``ros2 param set`` requests with the validator's message and turns accepted ones into a new
-snapshot that the control loop picks up with one reference read (no locks on that side).
+snapshot, put whole into a :class:`RealtimeBox` by the post-set callback, that the control
+loop picks up with one box read (no locks, no parameter calls on that side). Controllers use
+it through :class:`~py_controllers.parameters.controller_parameters.ControllerParameters`.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from py_controllers.parameters.schema import (
     validate,
     value_range,
 )
+from py_controllers.realtime_tools import RealtimeBox
 
 ROS_TYPES: Mapping[str, Parameter.Type] = {
     'bool': Parameter.Type.BOOL,
@@ -105,7 +108,8 @@ class ParamListener:
             values[spec.name], problem = self._declare(spec)
             problems += [problem] if problem else []
         self._values = values
-        self._params = build_params(self.schema, values)
+        #: The current snapshot; only _commit() writes it, readers never wait.
+        self._snapshot: RealtimeBox[ParamGroup] = RealtimeBox(build_params(self.schema, values))
         if problems:
             raise ParameterError(problems)
         node.add_pre_set_parameters_callback(self._retype_request)
@@ -115,15 +119,15 @@ class ParamListener:
     # --- reading (loop-safe) ------------------------------------------------------------------
     def get_params(self) -> ParamGroup:
         """The current snapshot: immutable, shared, swapped whole on every accepted change."""
-        return self._params
+        return self._snapshot.get()
 
     def try_get_params(self) -> ParamGroup:
-        """The current snapshot; never blocks and never fails (a single reference read)."""
-        return self._params
+        """The current snapshot; never blocks and never fails (a single box read)."""
+        return self._snapshot.get()
 
     def is_old(self, params: ParamGroup) -> bool:
         """True when ``params`` is no longer the current snapshot."""
-        return params is not self._params
+        return params is not self._snapshot.get()
 
     # --- non-realtime maintenance --------------------------------------------------------------
     def refresh_dynamic_parameters(self) -> None:
@@ -288,7 +292,7 @@ class ParamListener:
 
     def _commit(self, values: dict[str, Any]) -> None:
         self._values = values
-        self._params = build_params(self.schema, values)  # the one swap readers see
+        self._snapshot.set(build_params(self.schema, values))  # the one swap readers see
 
 
 def _descriptor(leaf: Leaf) -> ParameterDescriptor:

@@ -8,6 +8,7 @@ import pytest
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
 from tf2_msgs.msg import TFMessage
 
 from py_controllers.controller_manager.node import ControllerManagerNode
@@ -282,3 +283,182 @@ def test_negative_or_far_future_stamp_is_rejected_without_raising(stepped, capfd
     drive_stepped(cm, 0.3, 0.0, lambda: wheels(cm) == pytest.approx((6.0, 6.0)))
     drive_stepped(cm, 0.2, 0.1, lambda: wheels(cm) == pytest.approx((3.6, 4.4)), zero_stamp=True)
     assert 'cmd_vel with a zero stamp: using the time of arrival' in log, log.text
+
+
+# --- before the first command (a documented difference from upstream) --------------------
+
+
+def test_before_any_cmd_vel_the_wheels_get_zero_and_odometry_is_published(stepped):
+    # upstream leaves its reference NaN and skips the update until cmd_vel_timeout has
+    # passed (nothing written, no odometry); we command standstill from the first cycle
+    cm, ctrl = stepped
+    odom = cm.harness.subscribe(Odometry, '/diff_drive_controller/odom')
+    assert cm.harness.spin_until(lambda: ctrl.get_node().count_subscribers('~/odom') > 0)
+    assert all(math.isnan(v) for v in wheels(cm)), 'mock commands start unset'
+    cm.step(1)  # 10 ms after activation, far inside cmd_vel_timeout (0.5 s)
+    assert reference(ctrl) == (0.0, 0.0)
+    assert wheels(cm) == (0.0, 0.0)
+    assert cm.harness.spin_for_messages(odom, 1)
+    assert odom[-1].header.stamp.nanosec == cm.now_ns
+    assert odom[-1].pose.pose.position.x == 0.0
+
+
+# --- parameters set at run time ------------------------------------------------------------
+#
+# `ros2 param set` on the controller's node (its parameter service, over DDS); the loop
+# takes the new snapshot at its next cycle. Loop time is the command's stamp plus whole
+# 10 ms periods, so the numbers depend on cycle counts only.
+
+
+def set_over_ros(cm, values):
+    """SetParameters on /diff_drive_controller as `ros2 param set` does; the results."""
+    client = AsyncParameterClient(cm.harness.node, '/diff_drive_controller')
+    assert client.wait_for_services(10.0)
+    future = client.set_parameters([Parameter(k, value=v) for k, v in values.items()])
+    assert cm.harness.spin_until(future.done)
+    return future.result().results
+
+
+def command_at_loop_time(cm, ctrl, linear):
+    """Publish (linear, 0) stamped now and run the cycle at its stamp until it is taken."""
+    stamp = now_ns(cm)
+    cm.publish(CMD_VEL, TwistStamped, twist(linear, 0.0, stamp))
+
+    def taken():
+        cm.now_ns = stamp - cm.period_ns  # every try is the cycle at the stamp's time
+        cm.step(1)
+        return reference(ctrl) == (linear, 0.0)
+
+    assert cm.harness.spin_until(taken), f'{linear} never arrived'
+
+
+def cycles_until_braking(cm, ctrl, linear, limit=200):
+    """Cycles after the command's stamp until the controller brakes (None: not in `limit`)."""
+    command_at_loop_time(cm, ctrl, linear)
+    for k in range(1, limit + 1):
+        cm.step(1)
+        if reference(ctrl) == (0.0, 0.0):
+            return k
+        assert reference(ctrl) == (linear, 0.0)
+    return None
+
+
+def test_cmd_vel_timeout_set_at_run_time_changes_when_the_base_brakes(stepped):
+    cm, ctrl = stepped
+    # configured 0.5 s: the first cycle more than 0.5 s after the stamp brakes
+    assert cycles_until_braking(cm, ctrl, 0.4) == 51
+    (result,) = set_over_ros(cm, {'cmd_vel_timeout': 0.2})
+    assert result.successful, result.reason
+    assert cycles_until_braking(cm, ctrl, 0.3) == 21
+    (result,) = set_over_ros(cm, {'cmd_vel_timeout': 0.0})  # 0 disables the timeout
+    assert result.successful, result.reason
+    assert cycles_until_braking(cm, ctrl, 0.2) is None
+    # a value the schema refuses changes nothing
+    (result,) = set_over_ros(cm, {'cmd_vel_timeout': -1.0})
+    assert not result.successful
+    assert ctrl.get_node().get_parameter('cmd_vel_timeout').value == 0.0
+
+
+@pytest.fixture
+def stepped_every_cycle(tmp_path):
+    """The stepped base with odometry published on every cycle (publish_rate 100 Hz)."""
+    extra = tmp_path / 'extra.yaml'
+    extra.write_text('diff_drive_controller:\n  ros__parameters:\n    publish_rate: 100.0\n')
+    harness = RosHarness(
+        'diff_drive_every_cycle',
+        args=[
+            '--ros-args',
+            '--params-file',
+            str(CONFIG / 'diffbot_controllers.yaml'),
+            '--params-file',
+            str(extra),
+        ],
+    )
+    cm = SteppedManager(harness, MOCK_BASE)
+    (ctrl,) = cm.start('diff_drive_controller')
+    yield cm, ctrl
+    cm.shutdown()
+    harness.close()
+
+
+def test_enable_odom_tf_set_at_run_time_switches_tf_off_and_on(stepped_every_cycle):
+    cm, ctrl = stepped_every_cycle
+    node = ctrl.get_node()
+    odom = cm.harness.subscribe(Odometry, '/diff_drive_controller/odom')
+    tf = cm.harness.subscribe(TFMessage, '/tf', 100)
+    assert cm.harness.spin_until(
+        lambda: node.count_subscribers('~/odom') > 0 and node.count_subscribers('/tf') > 0
+    )
+
+    def stamps(messages):
+        return {m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec for m in messages}
+
+    def tf_stamps():
+        return stamps(t for m in tf for t in m.transforms)
+
+    def cycles(n, *, with_tf):
+        """n cycles, each awaited until its odometry (and TF, when on) has arrived."""
+        times = []
+        for _ in range(n):
+            cm.step(1)
+            times.append(cm.now_ns)
+            assert cm.harness.spin_until(
+                lambda: cm.now_ns in stamps(odom) and (not with_tf or cm.now_ns in tf_stamps())
+            )
+        return times
+
+    on = cycles(5, with_tf=True)
+    (result,) = set_over_ros(cm, {'enable_odom_tf': False})
+    assert result.successful, result.reason
+    off = cycles(5, with_tf=False)  # odometry goes on
+    (result,) = set_over_ros(cm, {'enable_odom_tf': True})
+    assert result.successful, result.reason
+    on_again = cycles(5, with_tf=True)
+    # /tf is one publisher: its message of the last cycle arrived, so any earlier one did
+    assert set(on) <= tf_stamps()
+    assert tf_stamps().isdisjoint(off), sorted(tf_stamps() & set(off))
+    assert set(on_again) <= tf_stamps()
+
+
+def wheel_trace(cm, cycles):
+    trace = []
+    for _ in range(cycles):
+        cm.step(1)
+        trace.append(wheels(cm)[0])
+    return trace
+
+
+def test_speed_limits_set_at_run_time_and_inconsistent_ones_ignored(stepped, capfd):
+    cm, ctrl = stepped
+    log = Log(capfd)
+    # configured max_acceleration 2 m/s^2: 0.02 m/s per cycle, a wheel (r = 0.05) 0.4 rad/s
+    command_at_loop_time(cm, ctrl, 0.5)
+    assert [wheels(cm)[0], *wheel_trace(cm, 2)] == pytest.approx([0.4, 0.8, 1.2])
+    command_at_loop_time(cm, ctrl, 0.0)  # back to standstill, with a zero command held
+    assert cm.run_until(lambda: wheels(cm) == (0.0, 0.0))
+
+    (result,) = set_over_ros(cm, {'linear.x.max_acceleration': 1.0})
+    assert result.successful, result.reason
+    command_at_loop_time(cm, ctrl, 0.5)  # 1 m/s^2: 0.01 m/s per cycle
+    assert [wheels(cm)[0], *wheel_trace(cm, 2)] == pytest.approx([0.2, 0.4, 0.6])
+
+    # reverse acceleration above the forward one: accepted by the parameter interface (no
+    # schema rule), refused by the limiter, so the loop keeps the limits it has
+    (result,) = set_over_ros(cm, {'linear.x.max_acceleration_reverse': 5.0})
+    assert result.successful, result.reason
+    assert wheel_trace(cm, 2) == pytest.approx([0.8, 1.0])
+    assert (
+        'new speed limits ignored, keeping the old ones: max_acceleration_reverse (5.0) '
+        'must not exceed max_acceleration (1.0)'
+    ) in log, log.text
+
+
+def test_read_only_parameters_stay_as_configured(stepped):
+    cm, ctrl = stepped
+    results = set_over_ros(cm, {'wheel_separation': 1.0, 'wheel_separation_multiplier': 2.0})
+    assert [r.successful for r in results] == [False, False]
+    node = ctrl.get_node()
+    assert node.get_parameter('wheel_separation').value == 0.40
+    assert node.get_parameter('wheel_separation_multiplier').value == 1.0
+    # turning on the spot at 1 rad/s: wheels at -+ 1 * 0.4 / 2 / 0.05 = -+4 rad/s
+    drive_stepped(cm, 0.0, 1.0, lambda: wheels(cm) == pytest.approx((-4.0, 4.0)))

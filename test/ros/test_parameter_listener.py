@@ -11,6 +11,7 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient
 
+from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.parameters.errors import ParameterError, SchemaError
 from py_controllers.parameters.listener import ParamListener
 from py_controllers.parameters.schema import Schema
@@ -194,6 +195,59 @@ def test_accepted_set_swaps_in_a_new_snapshot(make_node, schema_path):
     assert set_one(node, 'mode', 'velocity').successful
     assert listener.get_params().mode == 'velocity'
     assert listener.get_params().gain == 3.0
+
+
+class _Logger:
+    def __init__(self):
+        self.errors = []
+
+    def error(self, text):
+        self.errors.append(text)
+
+
+def test_controller_parameters_hand_each_accepted_snapshot_to_the_loop_once(make_node, schema_path):
+    """The shared runtime mechanism: load() at configure, try_update_rt() in the loop."""
+    node = make_node('joints:=[a]')
+    parameters = ControllerParameters(node, schema_path)
+    configured = parameters.load()
+    assert configured is not None and parameters.params is configured
+    assert parameters.try_update_rt() is None  # nothing new since configure
+
+    assert set_one(node, 'gain', 2.0).successful
+    assert parameters.latest().gain == 2.0  # callbacks see it at once ...
+    assert parameters.params is configured  # ... the loop at its next try_update_rt()
+    new = parameters.try_update_rt()
+    assert new is not None and new.gain == 2.0
+    assert parameters.params is new
+    assert parameters.try_update_rt() is None  # once
+
+    # refused sets (a rule, a read-only parameter) give the loop nothing
+    assert not set_one(node, 'mode', 'torque').successful
+    assert not set_one(node, 'rate', 10).successful
+    assert parameters.try_update_rt() is None
+    assert (parameters.params.mode, parameters.params.rate) == ('position', 50)
+
+    # two sets between cycles: one snapshot with both
+    assert set_one(node, 'mode', 'velocity').successful
+    assert set_one(node, 'gain', 3.0).successful
+    newest = parameters.try_update_rt()
+    assert (newest.mode, newest.gain) == ('velocity', 3.0)
+    assert parameters.try_update_rt() is None
+
+    # a configure takes what was set before it: the loop is not told again
+    assert set_one(node, 'gain', 4.0).successful
+    assert parameters.load().gain == 4.0
+    assert parameters.try_update_rt() is None
+
+
+def test_controller_parameters_load_logs_and_returns_none_when_invalid(make_node, schema_path):
+    node = make_node()  # joints left empty: not_empty<> fails
+    logger = _Logger()
+    node.get_logger = lambda: logger
+    parameters = ControllerParameters(node, schema_path)
+    assert parameters.load() is None
+    assert parameters.params is None
+    assert "Parameter 'joints' cannot be empty" in logger.errors[0]
 
 
 def test_parameter_services_show_descriptors_and_apply_sets(make_node, schema_path):

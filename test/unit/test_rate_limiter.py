@@ -55,16 +55,52 @@ def test_reverse_limits():
     assert lim.limit(-1.0, 0.01, 0.01, DT) == pytest.approx(-0.03)
 
 
-def test_unset_reverse_limits_mirror_the_forward_ones():
-    # reverse acceleration defaults to -max_acceleration, reverse deceleration to
-    # -max_deceleration (upstream: min_neg = -max_pos, min_pos = min_neg, max_neg = -min_pos)
+def test_unset_max_first_derivative_neg_defaults_to_max_first_derivative_pos():
+    # control_toolbox rate_limiter.hpp (jazzy..rolling) set_params: an unset
+    # max_first_derivative_neg takes max_first_derivative_pos (not -min_first_derivative_pos)
+    lim = RateLimiter(min_first_derivative_neg=-0.5, max_first_derivative_pos=1.0)
+    assert lim.max_first_derivative_neg == 1.0
+    assert lim.min_first_derivative_pos == -0.5  # min_pos takes min_neg
+    # from v0 = -1 towards 10 in 1 s: while v0 < 0 the bounds are [min_neg, max_neg] =
+    # [-0.5, 1.0], so the step is +1.0 and v = 0.0 (with -min_pos = 0.5 it was -0.5)
+    assert lim.limit(10.0, -1.0, -1.0, 1.0) == 0.0
+    # and the other way: from v0 = -1 towards -10, the step is min_neg = -0.5
+    assert lim.limit(-10.0, -1.0, -1.0, 1.0) == -1.5
+    # from v0 = +1 (bounds [min_pos, max_pos] = [-0.5, 1.0]): down by 0.5, up by 1.0
+    assert lim.limit(-10.0, 1.0, 1.0, 1.0) == 0.5
+    assert lim.limit(10.0, 1.0, 1.0, 1.0) == 2.0
+
+
+def test_unset_reverse_deceleration_is_max_acceleration_in_the_diff_drive():
+    # the diff drive wires max_deceleration_reverse to max_first_derivative_neg: left unset,
+    # slowing down while reversing is bounded by max_acceleration (2 m/s^2, 0.02 per step),
+    # not by -max_deceleration (4 m/s^2)
     lim = SpeedLimiter(max_acceleration=2.0, max_deceleration=-4.0)
-    assert lim.limit(-2.0, -0.5, -0.5, DT) == pytest.approx(-0.52)
-    assert lim.limit(0.0, -0.5, -0.5, DT) == pytest.approx(-0.46)
+    assert lim.limit(0.0, -0.5, -0.5, DT) == pytest.approx(-0.48, abs=1e-12)
+    # speeding up backward: max_acceleration_reverse defaults to -max_acceleration
+    assert lim.limit(-2.0, -0.5, -0.5, DT) == pytest.approx(-0.52, abs=1e-12)
+    # forward, the given deceleration still applies
+    assert lim.limit(0.0, 0.5, 0.5, DT) == pytest.approx(0.46, abs=1e-12)
+    # the issue's numbers through the diff drive names: reverse acceleration 0.5, forward
+    # acceleration 1.0, from -1 m/s towards 10 m/s in 1 s
+    lim = SpeedLimiter(max_acceleration=1.0, max_acceleration_reverse=-0.5)
+    assert lim.limit(10.0, -1.0, -1.0, 1.0) == 0.0
     only_accel = SpeedLimiter(max_acceleration=2.0)
     assert only_accel.limit(0.0, 0.5, 0.5, DT) == pytest.approx(0.48)
     assert only_accel.limit(0.0, -0.5, -0.5, DT) == pytest.approx(-0.48)
     assert only_accel.limit(-1.0, -0.5, -0.5, DT) == pytest.approx(-0.52)
+
+
+def test_unset_asymmetric_bounds_are_checked_after_defaulting():
+    # upstream test_rate_limiter.cpp: (min_pos unset, max_neg 10) is valid, a given min_pos
+    # above the defaulted max_neg (= max_pos) is not
+    RateLimiter(
+        min_first_derivative_neg=-1.0, max_first_derivative_pos=1.0, max_first_derivative_neg=10.0
+    )
+    with pytest.raises(
+        ValueError, match=r'min_first_derivative_pos \(2\.0\) .* max_first_derivative_neg \(1\.0\)'
+    ):
+        RateLimiter(max_first_derivative_pos=1.0, min_first_derivative_pos=2.0)
 
 
 def test_first_derivative_alone():

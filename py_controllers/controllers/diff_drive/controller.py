@@ -7,6 +7,22 @@ further than it in the future are rejected with a throttled log line), outputs
 Chainable: a controller upstream may write `<name>/linear/velocity` and
 `<name>/angular/velocity` instead of the topic. The math is in odometry.py and
 speed_limiter.py; this module is the ROS glue.
+
+Parameters: those upstream marks read_only (wheel names and geometry, multipliers, frames,
+covariances, open_loop, position_feedback, velocity_rolling_window_size) are fixed once
+declared. The others take effect at run time through the shared parameter mechanism
+(`ControllerParameters.try_update_rt()`, once per cycle): `cmd_vel_timeout`,
+`enable_odom_tf`, `publish_limited_velocity` (`~/cmd_vel_out` is always advertised, so it
+can be switched on later; upstream only creates it when on at configure), `publish_rate`
+(ours) and the `linear.x.*` / `angular.z.*` limits (an inconsistent set is logged and the
+previous limits kept, as upstream).
+
+Before the first command (differs from upstream, on purpose): from activation on, until a
+valid cmd_vel arrives, every cycle writes 0 to the wheels and odometry integrates and is
+published. Upstream leaves its reference NaN then and skips update() entirely (nothing
+written, no odometry) until cmd_vel_timeout has passed since configure/deactivate (it then
+brakes with 0), or for ever with cmd_vel_timeout 0. We command standstill at once, since
+an unwritten velocity interface may hold anything, and never stop tracking the wheels.
 """
 
 from __future__ import annotations
@@ -27,6 +43,7 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controllers.diff_drive.odometry import Odometry
+from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
 from py_controllers.hardware_interface.handle import CommandInterface
 from py_controllers.hardware_interface.types import LifecycleStateId
@@ -51,6 +68,10 @@ def _limiter(group: Any) -> SpeedLimiter:
     return SpeedLimiter(**{f: float(getattr(group, f)) for f in _LIMIT_FIELDS})
 
 
+def _period_ns(publish_rate: float) -> int:
+    return int(1e9 / publish_rate) if publish_rate > 0 else 0
+
+
 def frame_prefix(params: Any, namespace: str) -> str:
     """The TF prefix: tf_frame_prefix, or the node namespace when it is empty."""
     if not params.tf_frame_prefix_enable:
@@ -73,8 +94,10 @@ class DiffDriveController(ChainableControllerInterface):
         )
         # (linear, angular, stamp_ns) or None; written by the subscriber
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
-        self._pose_request: RealtimeBox[tuple[float, float, float] | None] = RealtimeBox(None)
+        #: (x, y, yaw) requests of ~/set_odometry; the loop applies each one once
+        self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
         self._ros: list[Any] = []
+        self._tf_pub: Any = None  # /tf, created once per node and kept across configures
         self._warned_zero_stamp = False
         return CallbackReturn.SUCCESS
 
@@ -106,7 +129,6 @@ class DiffDriveController(ChainableControllerInterface):
         except ValueError as exc:
             log.error(f'invalid speed limits: {exc}')
             return CallbackReturn.ERROR
-        self.params = params
         self._make_odometry(params)
         self._create_ros_interfaces(params)
         return CallbackReturn.SUCCESS
@@ -143,18 +165,18 @@ class DiffDriveController(ChainableControllerInterface):
         for i, value in enumerate(p.twist_covariance_diagonal):
             msg.twist.covariance[7 * i] = float(value)
         self._odom_rt = RealtimePublisher(odom_pub, msg)
-        self._tf_rt = None
-        if p.enable_odom_tf:
-            tf = TFMessage(transforms=[TransformStamped()])
-            tf.transforms[0].header.frame_id = odom_frame
-            tf.transforms[0].child_frame_id = base_frame
-            self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf)
-        self._cmd_out_rt = None
-        if p.publish_limited_velocity:
-            out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
-            self._ros.append((node.destroy_publisher, out_pub))
-            self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
-        self._publish_period_ns = int(1e9 / p.publish_rate) if p.publish_rate > 0 else 0
+        # /tf and ~/cmd_vel_out exist whatever enable_odom_tf and publish_limited_velocity
+        # say, so that both can be switched at run time; the loop checks them every cycle
+        if self._tf_pub is None:
+            self._tf_pub = create_tf_publisher(node)
+        tf = TFMessage(transforms=[TransformStamped()])
+        tf.transforms[0].header.frame_id = odom_frame
+        tf.transforms[0].child_frame_id = base_frame
+        self._tf_rt = RealtimePublisher(self._tf_pub, tf)
+        out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
+        self._ros.append((node.destroy_publisher, out_pub))
+        self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
+        self._publish_period_ns = _period_ns(p.publish_rate)
 
     def _destroy_ros_interfaces(self) -> None:
         for destroy, entity in self._ros:
@@ -166,13 +188,13 @@ class DiffDriveController(ChainableControllerInterface):
         return CallbackReturn.SUCCESS
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
-        p = self.params
+        p = self.parameters.params
         return InterfaceConfiguration.individual(
             [f'{w}/velocity' for w in (*p.left_wheel_names, *p.right_wheel_names)]
         )
 
     def state_interface_configuration(self) -> InterfaceConfiguration:
-        p = self.params
+        p = self.parameters.params
         if p.open_loop:
             return InterfaceConfiguration.none()
         kind = 'position' if p.position_feedback else 'velocity'
@@ -214,11 +236,12 @@ class DiffDriveController(ChainableControllerInterface):
                 throttle_duration_sec=1.0,
             )
             return
-        timeout_ns = int(self.params.cmd_vel_timeout * 1e9)
+        timeout = self.parameters.latest().cmd_vel_timeout
+        timeout_ns = int(timeout * 1e9)
         if timeout_ns > 0 and now_ns - stamp_ns >= timeout_ns:
             log.warning(
                 f'cmd_vel ignored: {(now_ns - stamp_ns) * 1e-9:.3f} s old, older than '
-                f'cmd_vel_timeout {self.params.cmd_vel_timeout:g} s',
+                f'cmd_vel_timeout {timeout:g} s',
                 throttle_duration_sec=1.0,
             )
             return
@@ -227,7 +250,7 @@ class DiffDriveController(ChainableControllerInterface):
             # keep the robot driving long after the sender stopped
             log.error(
                 f'cmd_vel rejected: stamped {(stamp_ns - now_ns) * 1e-9:.3f} s in the future, '
-                f'more than cmd_vel_timeout {self.params.cmd_vel_timeout:g} s',
+                f'more than cmd_vel_timeout {timeout:g} s',
                 throttle_duration_sec=1.0,
             )
             return
@@ -243,14 +266,14 @@ class DiffDriveController(ChainableControllerInterface):
             response.success = False
             response.message = f'set_odometry refused: non-finite pose {values}'
             return response
-        self._pose_request.set(values)
+        self.pose_requests.put(values)
         response.success = True
         response.message = f'odometry set to x={request.x:g} y={request.y:g} yaw={request.yaw:g}'
         return response
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:
-        n = len(self.params.left_wheel_names)
+        n = len(self.parameters.params.left_wheel_names)
         self._left_cmd = self.command_interfaces[:n]
         self._right_cmd = self.command_interfaces[n:]
         self._left_fb = self.state_interfaces[:n]
@@ -276,13 +299,32 @@ class DiffDriveController(ChainableControllerInterface):
         return CallbackReturn.SUCCESS
 
     # --- the loop --------------------------------------------------------------------
+    def update(self, time: Any, period: Any) -> ReturnType:
+        params = self.parameters.try_update_rt()
+        if params is not None:
+            self._apply_parameters_rt(params)
+        return super().update(time, period)
+
+    def _apply_parameters_rt(self, p: Any) -> None:
+        """A new snapshot from `ros2 param set` (loop side; only on a change)."""
+        try:
+            linear, angular = _limiter(p.linear.x), _limiter(p.angular.z)
+        except ValueError as exc:
+            self.get_node().get_logger().error(
+                f'new speed limits ignored, keeping the old ones: {exc}',
+                throttle_duration_sec=1.0,
+            )
+        else:
+            self._linear_limiter, self._angular_limiter = linear, angular
+        self._publish_period_ns = _period_ns(p.publish_rate)
+
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         cmd = self._cmd.get()
         if cmd is None:  # no command yet: stand still, and odometry/TF are published anyway
             linear = angular = 0.0
         else:
             linear, angular, stamp_ns = cmd
-            timeout = self.params.cmd_vel_timeout
+            timeout = self.parameters.params.cmd_vel_timeout
             if timeout > 0.0 and (time.nanoseconds - stamp_ns) * 1e-9 > timeout:
                 linear = angular = 0.0
         self.reference_interfaces[0].value = linear
@@ -301,12 +343,12 @@ class DiffDriveController(ChainableControllerInterface):
         history[1][0], history[1][1] = history[0]
         history[0][0], history[0][1] = linear, angular
 
-        pose = self._pose_request.get()
+        pose = self.pose_requests.take_rt()
         if pose is not None:
-            self._pose_request.set(None)
             self.odometry.set_pose(*pose)
         if not self._update_odometry(linear, angular, dt):
             return ReturnType.ERROR
+        params = self.parameters.params
         now_ns = time.nanoseconds
         if (
             self._last_publish_ns is None
@@ -314,8 +356,8 @@ class DiffDriveController(ChainableControllerInterface):
             or now_ns - self._last_publish_ns >= self._publish_period_ns
         ):
             self._last_publish_ns = now_ns
-            self._publish_odometry(now_ns)
-        if self._cmd_out_rt is not None and self._cmd_out_rt.trylock():
+            self._publish_odometry(now_ns, params.enable_odom_tf)
+        if params.publish_limited_velocity and self._cmd_out_rt.trylock():
             out = self._cmd_out_rt.msg
             set_stamp(out.header.stamp, now_ns)
             out.twist.linear.x, out.twist.angular.z = linear, angular
@@ -332,20 +374,21 @@ class DiffDriveController(ChainableControllerInterface):
 
     def _update_odometry(self, linear: float, angular: float, dt: float) -> bool:
         """False when feedback is NaN (the manager then deactivates the controller)."""
-        if self.params.open_loop:
+        params = self.parameters.params
+        if params.open_loop:
             self.odometry.update_open_loop(linear, angular, dt)
             return True
         left = sum(h.value for h in self._left_fb) / len(self._left_fb)
         right = sum(h.value for h in self._right_fb) / len(self._right_fb)
         if left != left or right != right:
             return False
-        if self.params.position_feedback:
+        if params.position_feedback:
             self.odometry.update_from_position(left, right, dt)
         else:
             self.odometry.update_from_velocity(left, right, dt)
         return True
 
-    def _publish_odometry(self, now_ns: int) -> None:
+    def _publish_odometry(self, now_ns: int, with_tf: bool) -> None:
         odom = self.odometry
         rt = self._odom_rt
         if rt.trylock():
@@ -358,7 +401,7 @@ class DiffDriveController(ChainableControllerInterface):
             msg.twist.twist.angular.z = odom.angular
             rt.unlock_and_publish()
         tf_rt = self._tf_rt
-        if tf_rt is not None and tf_rt.trylock():
+        if with_tf and tf_rt.trylock():
             transform = tf_rt.msg.transforms[0]
             set_stamp(transform.header.stamp, now_ns)
             transform.transform.translation.x = odom.x

@@ -69,7 +69,6 @@ class _JointPidController(ControllerInterface):
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(self.get_node(), _SCHEMA)
         self.joint_name = ''
-        self._params: Any = None
         #: The latest valid command, (setpoint, velocity setpoint or NaN), for the loop.
         self.command_box: RealtimeBox[tuple[float, float]] = RealtimeBox((_NAN, _NAN))
         self._subscriptions: list[Any] = []
@@ -93,7 +92,6 @@ class _JointPidController(ControllerInterface):
         except ValueError as exc:
             log.error(str(exc))
             return CallbackReturn.ERROR
-        self._params = params
         node = self.get_node()
         self._subscriptions = [node.create_subscription(Float64, '~/command', self._on_command, 10)]
         self._create_extra_subscriptions()
@@ -157,10 +155,9 @@ class _JointPidController(ControllerInterface):
     # --- loop -----------------------------------------------------------------------
     def _refresh_gains_rt(self) -> None:
         """Apply a new parameter snapshot's gains (loop side; rare, only on a change)."""
-        params = self.parameters.latest()
-        if params is self._params:
+        params = self.parameters.try_update_rt()
+        if params is None:
             return
-        self._params = params
         try:
             gains = gains_from_parameters(params.pid, prefix='pid.')
         except ValueError as exc:

@@ -3,6 +3,21 @@
 Publishes sensor_msgs/JointState (position, velocity, effort per joint; NaN where a
 joint lacks the interface) and control_msgs/DynamicJointState (every interface of every
 claimed prefix) each update, through realtime publishers filled in place.
+
+Joint order in /joint_states, as upstream's broadcaster produces it (jazzy, kilted and
+rolling; checked against joint_state_broadcaster.cpp):
+
+1. `joints` and `interfaces` set: the order of `joints`.
+2. otherwise, with `use_urdf_to_filter` (the default) and a robot description that
+   parses: the movable URDF joints (not fixed; prefixes that are no URDF joint, such as
+   sensors or GPIOs, are left out) sorted by name. Upstream's user documentation says
+   "the order of the joints in the URDF file", but its code walks urdf::Model::joints_,
+   a std::map, so the order users get is by name; we give the same.
+3. otherwise: the order of the state interfaces handed over by the resource manager (the
+   order the hardware components registered them).
+
+`extra_joints` follow, each once and only if no claimed state interface has that prefix
+already (upstream's rule), with position, velocity and effort 0.
 """
 
 from __future__ import annotations
@@ -74,7 +89,7 @@ class JointStateBroadcaster(ControllerInterface):
         return InterfaceConfiguration.all()
 
     def _joint_names(self) -> list[str]:
-        """Joints with a mapped position/velocity/effort interface, in interface order."""
+        """Joints with a mapped position/velocity/effort interface, in upstream's order."""
         p = self.params
         mapped = {
             p.map_interface_to_joint_state.position,
@@ -95,9 +110,19 @@ class JointStateBroadcaster(ControllerInterface):
                 urdf = parse_urdf_joints(self.robot_description)
             except Exception:
                 urdf = {}
-            if urdf:
-                names = [n for n in names if n in urdf and urdf[n].type in _MOVABLE]
+            if urdf:  # upstream's std::map order: by name
+                names = sorted(n for n in names if n in urdf and urdf[n].type in _MOVABLE)
         return names
+
+    def _extra_joint_names(self) -> list[str]:
+        """`extra_joints` not already published or claimed as a prefix, each once."""
+        taken = {h.prefix_name for h in self.state_interfaces}
+        extra = []
+        for name in self.params.extra_joints:
+            if name not in taken:
+                taken.add(name)
+                extra.append(name)
+        return extra
 
     def on_activate(self, previous_state: Any) -> CallbackReturn:
         p = self.params
@@ -113,11 +138,12 @@ class JointStateBroadcaster(ControllerInterface):
             itf = field if field in (p.interfaces or []) else itf
             fields.append([by_name.get(f'{j}/{itf}') for j in joints])
         self._position_handles, self._velocity_handles, self._effort_handles = fields
-        n = len(joints) + len(p.extra_joints)
+        extra = self._extra_joint_names()
+        n = len(joints) + len(extra)
         msg = JointState()
         msg.header.frame_id = p.frame_id
-        msg.name = [*joints, *p.extra_joints]
-        msg.position = [math.nan] * len(joints) + [0.0] * len(p.extra_joints)
+        msg.name = [*joints, *extra]
+        msg.position = [math.nan] * len(joints) + [0.0] * len(extra)
         msg.velocity = list(msg.position)
         msg.effort = list(msg.position)
         assert len(msg.name) == n

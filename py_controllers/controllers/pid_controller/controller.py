@@ -315,11 +315,11 @@ class PidController(ChainableControllerInterface):
         return ReturnType.OK
 
     def _refresh_parameters_rt(self) -> None:
-        """Apply a new parameter snapshot (loop side; only when it changed)."""
-        params = self.parameters.latest()
-        old = self._params
-        if params is old:
+        """Apply a new parameter snapshot (loop side; only when one was accepted)."""
+        params = self.parameters.try_update_rt()
+        if params is None:
             return
+        old = self._params
         self._params = params
         if params.enable_feedforward != old.enable_feedforward:
             self.feedforward_enabled = bool(params.enable_feedforward)
