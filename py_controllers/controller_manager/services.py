@@ -15,6 +15,7 @@ import controller_manager_msgs.msg as cm_msg
 import controller_manager_msgs.srv as cm_srv
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus, KeyValue
 from lifecycle_msgs.msg import State
+from rclpy.callback_groups import ReentrantCallbackGroup
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future as RclpyFuture
@@ -40,8 +41,13 @@ class ManagerServices:
         self.cm = manager
         self.loop = loop
 
-        def srv(srv_type: Any, name: str, callback: Any) -> None:
-            node.create_service(srv_type, name, answering(callback, node.get_logger()))
+        # A waiting set_hardware_component_state must not hold the node's default
+        # (mutually exclusive) group, or every other callback would wait with it.
+        self._waiting_group = ReentrantCallbackGroup()
+
+        def srv(srv_type: Any, name: str, callback: Any, group: Any = None) -> None:
+            guarded = answering(callback, node.get_logger())
+            node.create_service(srv_type, name, guarded, callback_group=group)
 
         srv(cm_srv.ListControllers, '~/list_controllers', self._list_controllers)
         srv(cm_srv.ListControllerTypes, '~/list_controller_types', self._list_types)
@@ -52,7 +58,12 @@ class ManagerServices:
         srv(cm_srv.SwitchController, '~/switch_controller', self._switch)
         srv(cm_srv.ListHardwareComponents, '~/list_hardware_components', self._list_hw)
         srv(cm_srv.ListHardwareInterfaces, '~/list_hardware_interfaces', self._list_itfs)
-        srv(cm_srv.SetHardwareComponentState, '~/set_hardware_component_state', self._set_hw)
+        srv(
+            cm_srv.SetHardwareComponentState,
+            '~/set_hardware_component_state',
+            self._set_hw,
+            self._waiting_group,
+        )
         srv(cm_srv.ReloadControllerLibraries, '~/reload_controller_libraries', self._reload)
         srv(Trigger, '~/get_statistics', self._get_statistics)
         srv(Trigger, '~/reset_statistics', self._reset_statistics)
@@ -229,7 +240,7 @@ class ManagerServices:
     async def _wait(self, future: Future) -> Any:
         """Await a concurrent future from an executor callback without blocking the executor."""
         done = RclpyFuture()
-        wake = self.node.create_guard_condition(lambda: None)
+        wake = self.node.create_guard_condition(lambda: None, self._waiting_group)
 
         def finished(f: Future) -> None:
             done.set_result(f.result())

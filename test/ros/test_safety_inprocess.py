@@ -4,7 +4,7 @@ loop, fallbacks displace what holds their interfaces, every way out stops the ro
 import threading
 
 import pytest
-from controller_manager_msgs.srv import SetHardwareComponentState
+from controller_manager_msgs.srv import ListHardwareComponents, SetHardwareComponentState
 from lifecycle_msgs.msg import State
 from rclpy.parameter import Parameter
 from safety_rig import robot
@@ -355,9 +355,21 @@ def test_a_slow_activation_does_not_stall_the_rest(harness):
         with m.cycle_lock:
             cycles0, missed0, fast0 = stats.cycles, stats.missed_periods, fast.reads
         seen_busy = []
+        lister = harness.node.create_client(
+            ListHardwareComponents, '/controller_manager/list_hardware_components'
+        )
+        answers = []  # (component busy when the answer came, its state label)
 
         def watch():
             seen_busy.append(m.rm.components['Slow'].busy)
+            if not answers:  # meanwhile the manager's other services still answer
+                listing = lister.call_async(ListHardwareComponents.Request())
+                listing.add_done_callback(
+                    lambda f: answers.append(
+                        (m.rm.components['Slow'].busy, f.result().component[0].state.label)
+                    )
+                )
+                answers.append(None)
             return False
 
         request = SetHardwareComponentState.Request(name='Slow', target_state=State(label='active'))
@@ -371,6 +383,8 @@ def test_a_slow_activation_does_not_stall_the_rest(harness):
             )
         assert future.result().ok and future.result().state.label == 'active'
         assert any(seen_busy)
+        assert harness.spin_until(lambda: len(answers) == 2)
+        assert answers[1] == (True, 'inactive')  # answered during the transition
         # 1 s of activation at 100 Hz: the loop kept its rate (blocked, it ran 0 cycles and
         # missed 100 periods); generous bounds for a loaded machine
         assert cycles >= 50, (cycles, missed)
