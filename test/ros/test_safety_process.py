@@ -5,7 +5,9 @@ import json
 import signal
 
 import pytest
+from controller_manager_msgs.srv import SetHardwareComponentState
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from lifecycle_msgs.msg import State
 from safety_rig import robot
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
@@ -112,3 +114,30 @@ def test_a_loop_that_dies_is_loud_and_still_stops_the_robot(tmp_path):
     assert 'SystemExit' in output
     last = json.loads(record.read_text())
     assert last['last_write']['j1/velocity'] == 0.0, output
+
+
+def test_services_answer_while_a_hardware_transition_runs(tmp_path):
+    (tmp_path / 'robot.urdf').write_text(robot({'Slow': ({'activate_delay_s': 2.0}, ['j1'])}))
+    (tmp_path / 'controllers.yaml').write_text(
+        'controller_manager:\n  ros__parameters:\n    update_rate: 100\n'
+        '    hardware_components_initial_state:\n      inactive: [Slow]\n'
+    )
+    with (
+        ManagerProcess([tmp_path / 'controllers.yaml'], tmp_path / 'robot.urdf') as manager,
+        RosHarness('safety_transition') as ros,
+    ):
+        cm = ros.manager()
+        client = ros.node.create_client(
+            SetHardwareComponentState, '/controller_manager/set_hardware_component_state'
+        )
+        assert client.wait_for_service(timeout_sec=30.0)
+        activation = client.call_async(
+            SetHardwareComponentState.Request(name='Slow', target_state=State(label='active'))
+        )
+        # the activation takes 2 s; meanwhile the other services answer at once
+        (component,) = cm.list_hardware_components()
+        assert not activation.done(), 'list_hardware_components waited for the transition'
+        assert component.state.label == 'inactive'
+        assert ros.spin_until(activation.done)
+        assert activation.result().ok and activation.result().state.label == 'active'
+        assert manager.alive
