@@ -76,6 +76,7 @@ setup(
             'ros2_control_node = py_controllers.controller_manager.node:main',
             'spawner = py_controllers.controller_manager.spawner:main',
             'unspawner = py_controllers.controller_manager.unspawner:main',
+            'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
             'py-controllers = py_controllers.cli:main',
         ],
         'py_controllers.controllers': [

@@ -24,6 +24,7 @@ from lifecycle_msgs.msg import State
 from rcl_interfaces.srv import SetParameters
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.utilities import remove_ros_args
 from std_srvs.srv import Trigger
 
 STRICT = cm_srv.SwitchController.Request.STRICT
@@ -81,6 +82,17 @@ class SignalStop:
         for sig in signals:
             signal.signal(sig, self._handle)
         return self
+
+
+def split_command_line(prog: str, argv: list[str]) -> tuple[list[str], list[str]]:
+    """(the tool's own arguments, the arguments for rclpy.init) of a command line.
+
+    As upstream's tools do, the ROS arguments (`--ros-args ... [--]`, anywhere on the line)
+    go to rclpy, which takes `-r __ns:=/robot1` and `-r __node:=...` from them; everything
+    else is the tool's.
+    """
+    full = [prog, *argv]
+    return remove_ros_args(args=full)[1:], full
 
 
 def resolve_manager_name(node: Node, name: str) -> str:
@@ -187,6 +199,7 @@ class ControllerManagerClient:
         for attempt in range(1, self.retries + 1):
             self._check(f"before calling '{self.manager}/{service}'")
             future = client.call_async(request)
+            self.node.get_logger().debug(f"'{self.manager}/{service}' called, awaiting the answer")
             self._await(client, future, service)
             if future.done():
                 if future.exception() is not None:

@@ -3,6 +3,14 @@
 Arguments follow ros2_control's spawner; it waits for the manager instead of failing
 when it starts slowly. Exit status 0 when every controller reached its target state.
 
+Namespaces work as upstream's (kilted, rolling): the spawner's own namespace, set the ROS 2
+way with `--ros-args -r __ns:=/robot1` (launch does this for a namespaced Node), is where a
+relative `-c/--controller-manager` name lives (`/robot1/controller_manager`); an absolute
+`-c /x/controller_manager` is used as given. `-n/--namespace` is gone upstream (deprecated in
+jazzy, removed in kilted): it is an unrecognized argument, exit status 2, with a hint.
+In a namespace, a `-p` file must name the controller with that namespace or a wildcard
+(`/robot1/ctrl`, `/**/ctrl`), as the controller node will only take those sections.
+
 SIGINT and SIGTERM are honoured at any point, within about 0.1 s (waits are sliced,
 see client.POLL_S):
 - without --unload-on-kill: one line saying what was interrupted, exit 128 + signal
@@ -36,6 +44,7 @@ from py_controllers.controller_manager.client import (
     ServiceError,
     SignalStop,
     Stop,
+    split_command_line,
 )
 
 CLEANUP_WAIT_S = 2.0
@@ -60,7 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help='controller parameter file (may be repeated)',
     )
-    p.add_argument('-n', '--namespace', default=None, help='(deprecated) namespace')
     p.add_argument('--load-only', action='store_true', help='only load the controllers')
     p.add_argument('--inactive', action='store_true', help='load and configure, do not activate')
     p.add_argument('--stopped', action='store_true', help='(deprecated) same as --inactive')
@@ -114,31 +122,72 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _section_for(data: dict, controller: str) -> dict:
-    """The ros__parameters of `controller` in a parameter file (plain or wildcard keys)."""
-    for key in (controller, f'/{controller}', f'/**/{controller}'):
-        section = data.get(key)
-        if isinstance(section, dict):
-            return section.get('ros__parameters', {}) or {}
-    for key, section in data.items():
-        if key.endswith(f'/{controller}') and isinstance(section, dict):
-            return section.get('ros__parameters', {}) or {}
-    return {}
+WILDCARD = '/**'
+PARAMS_KEY = 'ros__parameters'
+FALLBACKS = 'fallback_controllers'
 
 
-def manager_parameters(controller: str, args: argparse.Namespace) -> dict[str, Any]:
-    """Parameters to set on the manager before loading `controller`."""
+class MissingNamespaceError(ValueError):
+    """A parameter file names a controller without the namespace it is spawned in."""
+
+
+def _sections_for(data: dict, controller: str, namespace: str = '/') -> list[dict]:
+    """The ros__parameters sections for `controller` (spawned in `namespace`) in a
+    parameter file, in the order upstream's spawner looks a parameter up in them (empty
+    when the file has none): for each key `ctrl`, `/ns/ctrl`, `/**/ctrl`, `/**/ns/ctrl`,
+    the top-level section, else the one nested under `/**`, else a global
+    `/**: ros__parameters`. A bare `ctrl` outside the root namespace raises
+    MissingNamespaceError: the controller node (`/ns/ctrl`) would not take it."""
+    namespaced = f'/{controller}' if namespace == '/' else f'{namespace}/{controller}'
+    wildcard = data.get(WILDCARD)
+    wildcard = wildcard if isinstance(wildcard, dict) else {}
+    sections = []
+    for key in (controller, namespaced, f'{WILDCARD}/{controller}', f'{WILDCARD}{namespaced}'):
+        if key in data:
+            if key == controller and namespace != '/':
+                raise MissingNamespaceError(key)
+            section = data[key]
+        elif key in wildcard:
+            section = wildcard[key]
+        elif PARAMS_KEY in wildcard:
+            section = wildcard
+        else:
+            continue
+        params = section.get(PARAMS_KEY) if isinstance(section, dict) else None
+        sections.append(params if isinstance(params, dict) else {})
+    return sections
+
+
+def manager_parameters(
+    controller: str, args: argparse.Namespace, namespace: str = '/', log: Any = None
+) -> dict[str, Any]:
+    """Parameters to set on the manager before loading `controller` (spawned in
+    `namespace`): `params_file` lists the `-p` files that have a section for it."""
     values: dict[str, Any] = {}
-    files = [str(Path(f).resolve()) for f in args.param_file]
-    for path in files:
+    files = []
+    for path in (str(Path(f).resolve()) for f in args.param_file):
         if not Path(path).is_file():
             raise FileNotFoundError(f"parameter file '{path}' does not exist")
         data = yaml.safe_load(Path(path).read_text()) or {}
-        section = _section_for(data, controller)
-        if 'type' in section:
-            values[f'{controller}.type'] = str(section['type'])
-        if 'fallback_controllers' in section:
-            values[f'{controller}.fallback_controllers'] = list(section['fallback_controllers'])
+        try:
+            sections = _sections_for(data, controller, namespace)
+        except MissingNamespaceError:
+            if log is not None:
+                log.error(
+                    f"parameter file '{path}' names '{controller}' without the namespace "
+                    f"'{namespace}' the controller runs in: use '{namespace}/{controller}' "
+                    f"or '{WILDCARD}/{controller}' (file not used for '{controller}')"
+                )
+            continue
+        if not sections:
+            continue
+        files.append(path)
+        type_name = next((sec['type'] for sec in sections if 'type' in sec), None)
+        if type_name is not None:
+            values[f'{controller}.type'] = str(type_name)
+        fallbacks = next((sec[FALLBACKS] for sec in sections if FALLBACKS in sec), None)
+        if fallbacks is not None:
+            values[f'{controller}.{FALLBACKS}'] = [str(n) for n in fallbacks]
     if files:
         values[f'{controller}.params_file'] = files
     if args.controller_type:
@@ -175,7 +224,7 @@ class Spawner:
         """Load and (unless --load-only) configure `name`; True on success."""
         state = self._state(name)
         if state is None:
-            values = manager_parameters(name, self.args)
+            values = manager_parameters(name, self.args, self.node.get_namespace(), self.log)
             if values:
                 self.cm.set_parameters(values)
             # noted before the call: when a signal interrupts it, the manager may still load it
@@ -295,17 +344,33 @@ def spawn(spawner: Spawner, stop: SignalStop) -> int:
     return 0 if _cleanup(spawner) else 1
 
 
+def _is_namespace_option(arg: str) -> bool:
+    return arg in ('-n', '--namespace') or arg.startswith(('--namespace=', '-n=', '-n/'))
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """The spawner's own arguments; exits with status 2 on an unknown one (as argparse),
+    with a hint for upstream's removed -n/--namespace."""
+    parser = build_parser()
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:
+        hint = ''
+        if any(_is_namespace_option(a) for a in unknown):
+            hint = (
+                ' (-n/--namespace was removed, as in ros2_control since kilted: set the '
+                "namespace the ROS 2 way, '--ros-args -r __ns:=/<namespace>')"
+            )
+        parser.error(f'unrecognized arguments: {" ".join(unknown)}{hint}')
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `spawner`."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    ros_args: list[str] = []
-    if '--ros-args' in argv:
-        i = argv.index('--ros-args')
-        argv, ros_args = argv[:i], argv[i:]
-    args = build_parser().parse_args(argv)
+    own, ros_argv = split_command_line('spawner', sys.argv[1:] if argv is None else argv)
+    args = parse_args(own)
     # before anything waits: from now on a signal only sets the flag that every wait polls
     stop = SignalStop().install()
-    rclpy.init(args=['spawner', *ros_args], signal_handler_options=SignalHandlerOptions.NO)
+    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     node = Node(f'spawner_{args.controller_names[0]}'.replace('/', '_'))
     try:
         return spawn(Spawner(node, args, stop), stop)

@@ -2,6 +2,9 @@
 
 SIGINT or SIGTERM stops it within about 0.1 s, at any point: one line saying what was
 interrupted, exit status 128 + signal number.
+
+As upstream's, the default `-c` is the absolute `/controller_manager`; a relative name lives
+in the unspawner's namespace (`--ros-args -r __ns:=/robot1`).
 """
 
 from __future__ import annotations
@@ -19,25 +22,22 @@ from py_controllers.controller_manager.client import (
     Interrupted,
     ServiceError,
     SignalStop,
+    split_command_line,
 )
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `unspawner`."""
-    argv = list(sys.argv[1:] if argv is None else argv)
-    ros_args: list[str] = []
-    if '--ros-args' in argv:
-        i = argv.index('--ros-args')
-        argv, ros_args = argv[:i], argv[i:]
+    own, ros_argv = split_command_line('unspawner', sys.argv[1:] if argv is None else argv)
     p = argparse.ArgumentParser(prog='unspawner', description=__doc__)
     p.add_argument('controller_names', nargs='+')
     p.add_argument('-c', '--controller-manager', default='/controller_manager')
     p.add_argument('--switch-timeout', type=float, default=5.0)
     p.add_argument('--controller-manager-timeout', type=float, default=0.0)
-    args = p.parse_args(argv)
+    args = p.parse_args(own)
     # a signal only sets the flag that every wait of the client polls
     stop = SignalStop().install()
-    rclpy.init(args=['unspawner', *ros_args], signal_handler_options=SignalHandlerOptions.NO)
+    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     node = Node(f'unspawner_{args.controller_names[0]}'.replace('/', '_'))
     ok = True
     try:

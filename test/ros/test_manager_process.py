@@ -6,13 +6,16 @@ order.
 """
 
 import math
+import subprocess
+import tempfile
 
 import pytest
+import yaml
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from py_controllers.controller_manager.client import BEST_EFFORT, STRICT
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
 URDF = CONFIG / 'minimal_robot.urdf'
@@ -246,3 +249,157 @@ def test_cli_lists_controllers_hardware_and_stats():
     missing = run_tool('py-controllers', '-c', '/nobody', '--timeout', '0.5', 'list')
     assert missing.returncode == 2
     assert 'is ros2_control_node running' in missing.stderr
+
+
+# --- namespaces ------------------------------------------------------------------------
+# A second manager runs in /robot1 next to the module's /controller_manager, so a tool that
+# ignores its namespace visibly acts on the wrong one.
+
+NS = '/robot1'
+NS_MANAGER = f'{NS}/controller_manager'
+WAIT = ('--controller-manager-timeout', '30')
+IN_NS = ('--ros-args', '-r', f'__ns:={NS}')
+
+
+class NamespacedManagerProcess(ManagerProcess):
+    """ros2_control_node started in `namespace` (`--ros-args -r __ns:=...`) the way
+    ManagerProcess starts it; ManagerProcess itself takes no remapping arguments."""
+
+    def __init__(self, namespace: str, params_file, urdf) -> None:
+        args = [str(BIN / 'ros2_control_node'), '--ros-args', '--params-file', str(params_file)]
+        args += ['-p', f'robot_description_file:={urdf}', '-r', f'__ns:={namespace}']
+        self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
+        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT)
+
+
+@pytest.fixture(scope='module')
+def robot1(tmp_path_factory):
+    """The manager in /robot1: minimal_controllers.yaml with every node key namespaced."""
+    sections = yaml.safe_load(CONTROLLERS.read_text())
+    params = tmp_path_factory.mktemp('robot1') / 'controllers.yaml'
+    params.write_text(yaml.safe_dump({f'{NS}/{key}': value for key, value in sections.items()}))
+    with NamespacedManagerProcess(NS, params, URDF) as proc:
+        yield proc
+        assert proc.alive, proc.output()
+
+
+@pytest.fixture
+def ns_cm(robot1, ros):
+    """A client of /robot1/controller_manager: no controller loaded, the hardware active."""
+    cm = ros.manager(NS_MANAGER)
+    states = {c.name: c.state for c in cm.list_controllers()}
+    active = [name for name, state in states.items() if state == 'active']
+    if active:
+        ok, message = cm.switch_controllers([], active)
+        assert ok, message
+    for name in states:
+        assert cm.unload_controller(name), name
+    (component,) = cm.list_hardware_components()
+    if component.state.label != 'active':
+        assert cm.set_hardware_component_state(component.name, 'active') == (True, 'active')
+    assert cm.list_controllers() == []
+    return cm
+
+
+def loaded(cm) -> dict[str, str]:
+    return {c.name: c.state for c in cm.list_controllers()}
+
+
+def test_spawner_in_a_namespace_uses_the_manager_of_that_namespace(ros, robot1, ns_cm):
+    # relative -c (the default): /robot1/controller_manager; on /controller_manager the
+    # switch would fail (forward_position_controller holds joint*/position there)
+    result = run_tool('spawner', 'joint_group_position_controller', *WAIT, *IN_NS)
+    assert result.returncode == 0, result.stderr + robot1.output()
+    assert loaded(ns_cm) == {'joint_group_position_controller': 'active'}
+    assert 'joint_group_position_controller' not in loaded(ros.manager())
+
+    # ROS arguments anywhere on the line, as upstream (rclpy takes them out)
+    result = run_tool('spawner', *IN_NS, '--', 'joint_state_broadcaster', *WAIT)
+    assert result.returncode == 0, result.stderr + robot1.output()
+    assert loaded(ns_cm)['joint_state_broadcaster'] == 'active'
+
+    # unspawner: upstream's default -c is the absolute /controller_manager; a relative one
+    # lives in the namespace
+    result = run_tool(
+        'unspawner', 'joint_group_position_controller', '-c', 'controller_manager', *IN_NS
+    )
+    assert result.returncode == 0, result.stderr + robot1.output()
+    assert loaded(ns_cm) == {'joint_state_broadcaster': 'active'}
+    assert loaded(ros.manager()) == dict.fromkeys(SPAWNED, 'active')
+
+
+def test_an_absolute_manager_name_is_used_as_given(ros, robot1, ns_cm):
+    result = run_tool('spawner', 'joint_state_broadcaster', '-c', NS_MANAGER, *WAIT)
+    assert result.returncode == 0, result.stderr + robot1.output()
+    # in another namespace, an absolute -c still wins
+    result = run_tool(
+        'spawner',
+        'forward_velocity_controller',
+        '--inactive',
+        '-c',
+        NS_MANAGER,
+        *WAIT,
+        '--ros-args',
+        '-r',
+        '__ns:=/elsewhere',
+    )
+    assert result.returncode == 0, result.stderr + robot1.output()
+    assert loaded(ns_cm) == {
+        'joint_state_broadcaster': 'active',
+        'forward_velocity_controller': 'inactive',
+    }
+    assert loaded(ros.manager()) == dict.fromkeys(SPAWNED, 'active')
+
+
+@pytest.mark.parametrize('option', [('-n', NS), ('--namespace', NS), (f'--namespace={NS}',)])
+def test_the_removed_namespace_option_is_refused_as_upstream(ros, robot1, ns_cm, option):
+    # upstream deprecated -n/--namespace in jazzy and removed it in kilted: an unknown
+    # argument; before, it was parsed and dropped and this loaded it on /controller_manager
+    result = run_tool('spawner', 'forward_velocity_controller', *option, *WAIT)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f'unrecognized arguments: {" ".join(option)}' in result.stderr, result.stderr
+    assert "'--ros-args -r __ns:=/<namespace>'" in result.stderr, result.stderr
+    assert 'forward_velocity_controller' not in loaded(ros.manager())
+    assert 'forward_velocity_controller' not in loaded(ns_cm)
+
+
+def test_a_param_file_in_a_namespace_needs_the_namespaced_key(ros, robot1, ns_cm, tmp_path):
+    section = (
+        '  ros__parameters:\n'
+        '    type: velocity_controllers/JointGroupVelocityController\n'
+        '    joints: [joint1, joint2, joint3]\n'
+    )
+    velocity = ['joint1/velocity', 'joint2/velocity', 'joint3/velocity']
+    for name, key in [('ns_group', f'{NS}/ns_group'), ('wild_group', '/**/wild_group')]:
+        params = tmp_path / f'{name}.yaml'
+        params.write_text(f'{key}:\n{section}')
+        result = run_tool('spawner', name, '-p', str(params), '--inactive', *WAIT, *IN_NS)
+        assert result.returncode == 0, result.stderr + robot1.output()
+        (state,) = [c for c in ns_cm.list_controllers() if c.name == name]
+        assert state.type == 'velocity_controllers/JointGroupVelocityController'
+        # the controller node (/robot1/<name>) took its parameters from that section
+        assert list(state.required_command_interfaces) == velocity, name
+        ns_cm.unload_controller(name)
+
+    # a bare key names /bare_group, not /robot1/bare_group: refused as upstream does
+    params = tmp_path / 'bare.yaml'
+    params.write_text(f'bare_group:\n{section}')
+    result = run_tool('spawner', 'bare_group', '-p', str(params), *WAIT, *IN_NS)
+    assert result.returncode == 1, result.stderr
+    assert f"names 'bare_group' without the namespace '{NS}'" in result.stderr, result.stderr
+    assert f"use '{NS}/bare_group' or '/**/bare_group'" in result.stderr
+    assert 'bare_group' not in loaded(ns_cm)
+
+
+def test_hardware_spawner_in_a_namespace(ros, robot1, ns_cm):
+    result = run_tool('hardware_spawner', 'MinimalSystem', '--configure', *WAIT, *IN_NS)
+    assert result.returncode == 0, result.stderr + robot1.output()
+    (component,) = ns_cm.list_hardware_components()
+    assert component.state.label == 'inactive'
+    (root_component,) = ros.manager().list_hardware_components()
+    assert root_component.state.label == 'active'
+
+    result = run_tool('hardware_spawner', 'MinimalSystem', '--activate', '-c', NS_MANAGER, *WAIT)
+    assert result.returncode == 0, result.stderr + robot1.output()
+    (component,) = ns_cm.list_hardware_components()
+    assert component.state.label == 'active'

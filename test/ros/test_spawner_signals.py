@@ -1,4 +1,5 @@
-"""`spawner` stops promptly on SIGINT/SIGTERM, and --unload-on-kill cleans up on a signal.
+"""`spawner` and `hardware_spawner` stop promptly on SIGINT/SIGTERM, and --unload-on-kill
+cleans up on a signal.
 
 Real processes over real DDS. Times are printed (run with -s to see them); the 1 s target
 is not asserted: the `wait(timeout=5)` is only a failure guard.
@@ -10,6 +11,7 @@ import threading
 import time
 
 import pytest
+from safety_rig import robot
 
 from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness
 
@@ -73,18 +75,30 @@ class Tool:
             self.proc.wait(5)
 
 
-@pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
-def test_signal_while_waiting_for_the_manager_exits_at_once(sig):
-    # no manager on this domain: the spawner waits for it (forever, by default)
-    spawner = Tool('spawner', 'forward_position_controller', '-c', '/nobody_here')
+SIGNALS = pytest.mark.parametrize('sig', [signal.SIGINT, signal.SIGTERM], ids=['SIGINT', 'SIGTERM'])
+TOOLS = pytest.mark.parametrize(
+    ('command', 'service'),
+    [
+        (('spawner', 'forward_position_controller'), 'list_controllers'),
+        (('hardware_spawner', 'MinimalSystem', '--activate'), 'list_hardware_components'),
+    ],
+    ids=['spawner', 'hardware_spawner'],
+)
+
+
+@SIGNALS
+@TOOLS
+def test_signal_while_waiting_for_the_manager_exits_at_once(sig, command, service):
+    # no manager on this domain: the tool waits for it (forever, by default)
+    spawner = Tool(*command, '-c', '/nobody_here')
     try:
-        assert spawner.wait_for_line("waiting for '/nobody_here/list_controllers'"), spawner.output
+        assert spawner.wait_for_line(f"waiting for '/nobody_here/{service}'"), spawner.output
         assert spawner.proc.poll() is None, spawner.output
         elapsed = spawner.signal_and_wait(sig)
     finally:
         spawner.kill()
     name = signal.Signals(sig).name
-    print(f'\nspawner exited {elapsed:.3f} s after {name} while waiting for the manager')
+    print(f'\n{command[0]} exited {elapsed:.3f} s after {name} while waiting for the manager')
     assert spawner.proc.returncode == 128 + sig, spawner.output  # exited itself, non-zero
     assert 'Traceback' not in spawner.output
     assert f'{name} received while waiting for' in spawner.output, spawner.output
@@ -115,4 +129,44 @@ def test_unload_on_kill_unloads_on_sigint_and_exits_0():
         assert 'Traceback' not in spawner.output
         names = [c.name for c in cm.list_controllers()]
         assert 'forward_position_controller' not in names, names
+        assert manager.alive, manager.output()
+
+
+@SIGNALS
+def test_hardware_spawner_signal_during_a_slow_transition_exits_at_once(tmp_path, sig):
+    # a component whose activation takes 5 s (a board booting), inactive at start
+    urdf = tmp_path / 'robot.urdf'
+    urdf.write_text(robot({'SlowBoard': ({'activate_delay_s': 5.0}, ['j1'])}))
+    initially = {'hardware_components_initial_state.inactive': '[SlowBoard]'}
+    with ManagerProcess([], urdf, params=initially) as manager, RosHarness('hw_signal') as ros:
+        cm = ros.manager()
+        (component,) = cm.list_hardware_components()
+        assert component.state.label == 'inactive', manager.output()
+        spawner = Tool(
+            'hardware_spawner',
+            'SlowBoard',
+            '--activate',
+            '--controller-manager-timeout',
+            '30',
+            *('--ros-args', '--log-level', 'hardware_spawner:=debug'),
+        )
+        try:
+            # the request is out (the client logs this after sending it): the manager runs
+            # the transition, the tool waits for the answer
+            called = "'/controller_manager/set_hardware_component_state' called"
+            assert spawner.wait_for_line(called), spawner.output + manager.output()
+            elapsed = spawner.signal_and_wait(sig)
+        finally:
+            spawner.kill()
+        name = signal.Signals(sig).name
+        print(f'\nhardware_spawner exited {elapsed:.3f} s after {name} during a transition')
+        assert spawner.proc.returncode == 128 + sig, spawner.output
+        assert 'Traceback' not in spawner.output
+        during = "during a call of '/controller_manager/set_hardware_component_state'"
+        assert f'{name} received {during}: exiting' in spawner.output, spawner.output
+        assert 'activated component' not in spawner.output
+        # the manager carries the transition it started to its end and stays up
+        assert ros.spin_until(lambda: cm.list_hardware_components()[0].state.label == 'active'), (
+            manager.output()
+        )
         assert manager.alive, manager.output()
