@@ -215,7 +215,9 @@ class ManagerProcess:
         *,
         params: dict[str, Any] | None = None,
         env: dict[str, str] | None = None,
+        ros_args: list[str] | None = None,
     ) -> None:
+        """`ros_args` go after the others, e.g. `['-r', '__ns:=/robot1']`."""
         args = [str(BIN / 'ros2_control_node'), '--ros-args']
         for path in params_files:
             args += ['--params-file', str(path)]
@@ -223,6 +225,7 @@ class ManagerProcess:
             args += ['-p', f'robot_description_file:={urdf}']
         for key, value in (params or {}).items():
             args += ['-p', f'{key}:={value}']
+        args += list(ros_args or [])
         self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
             args,

@@ -6,8 +6,6 @@ order.
 """
 
 import math
-import subprocess
-import tempfile
 
 import pytest
 import yaml
@@ -15,7 +13,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from py_controllers.controller_manager.client import BEST_EFFORT, STRICT
-from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
 URDF = CONFIG / 'minimal_robot.urdf'
@@ -261,24 +259,13 @@ WAIT = ('--controller-manager-timeout', '30')
 IN_NS = ('--ros-args', '-r', f'__ns:={NS}')
 
 
-class NamespacedManagerProcess(ManagerProcess):
-    """ros2_control_node started in `namespace` (`--ros-args -r __ns:=...`) the way
-    ManagerProcess starts it; ManagerProcess itself takes no remapping arguments."""
-
-    def __init__(self, namespace: str, params_file, urdf) -> None:
-        args = [str(BIN / 'ros2_control_node'), '--ros-args', '--params-file', str(params_file)]
-        args += ['-p', f'robot_description_file:={urdf}', '-r', f'__ns:={namespace}']
-        self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
-        self.process = subprocess.Popen(args, stdout=self._log, stderr=subprocess.STDOUT)
-
-
 @pytest.fixture(scope='module')
 def robot1(tmp_path_factory):
     """The manager in /robot1: minimal_controllers.yaml with every node key namespaced."""
     sections = yaml.safe_load(CONTROLLERS.read_text())
     params = tmp_path_factory.mktemp('robot1') / 'controllers.yaml'
     params.write_text(yaml.safe_dump({f'{NS}/{key}': value for key, value in sections.items()}))
-    with NamespacedManagerProcess(NS, params, URDF) as proc:
+    with ManagerProcess([params], URDF, ros_args=['-r', f'__ns:={NS}']) as proc:
         yield proc
         assert proc.alive, proc.output()
 
