@@ -4,6 +4,7 @@ loop, fallbacks displace what holds their interfaces, every way out stops the ro
 import threading
 
 import pytest
+import rclpy
 from controller_manager_msgs.srv import ListHardwareComponents, SetHardwareComponentState
 from lifecycle_msgs.msg import State
 from rclpy.parameter import Parameter
@@ -324,6 +325,21 @@ def test_shutdown_writes_the_stop_before_the_hardware_goes(harness, tmp_path):
     assert hw.last_write['j1/velocity'] == 0.0  # velocity stopped
     assert hw.last_write['j2/position'] == held  # position holds
     assert m.rm.components['Arm'].state == S.FINALIZED
+
+
+def test_shutdown_after_the_ros_context_is_gone_still_stops_the_robot():
+    harness = RosHarness('safety_context')
+    sm = stepped(harness, {'Arm': ({}, ['j1'])})
+    m = sm.manager
+    start(m, 'vel', 'Commanding', interfaces=['j1/velocity'])
+    sm.step(3)
+    hw = component(m, 'Arm')
+    assert hw.last_write['j1/velocity'] == 1.5
+    rclpy.try_shutdown(context=harness.context)  # e.g. the launch system shut ROS down
+    sm.shutdown()
+    assert hw.last_write['j1/velocity'] == 0.0
+    assert m.rm.components['Arm'].state == S.FINALIZED
+    harness.close()
 
 
 # --- 2. nothing blocks the loop ------------------------------------------------------------
