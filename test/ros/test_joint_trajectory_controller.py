@@ -4,21 +4,25 @@ The manager runs in-process. Most tests stop its loop thread and run read -> upd
 themselves with the configured 10 ms period, so trajectory timing depends only on cycle
 counts; one test keeps the real loop running to see action feedback arrive at
 action_monitor_rate. Goals go through a real action client, trajectories and log lines
-(/rosout) through real topics.
+(/rosout) through real topics. The goal monitor (goal_monitor.py) is also tested on its own,
+serving GripperCommand as the gripper action controllers will, with a thread standing in for
+the loop.
 """
 
 import gc
 import math
+import threading
 
 import pytest
+import rclpy
 import yaml
 from action_msgs.msg import GoalStatus
 from builtin_interfaces.msg import Duration as DurationMsg
-from control_msgs.action import FollowJointTrajectory
+from control_msgs.action import FollowJointTrajectory, GripperCommand
 from control_msgs.msg import JointTolerance, SpeedScalingFactor
 from control_msgs.srv import QueryTrajectoryState
 from rcl_interfaces.msg import Log
-from rclpy.action import ActionClient
+from rclpy.action import ActionClient, GoalResponse
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -27,6 +31,12 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from py_controllers import plugins
 from py_controllers.controller_manager.node import ControllerManagerNode
 from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
+from py_controllers.controllers.joint_trajectory.goal_monitor import (
+    ABORTED,
+    CANCELED,
+    SUCCEEDED,
+    GoalMonitor,
+)
 from py_controllers.hardware.simulated_system import SimulatedSystem
 from py_controllers.robot_description import swap_hardware
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
@@ -409,6 +419,195 @@ def test_deactivation_aborts_the_goal(arm):
     assert status == GoalStatus.STATUS_ABORTED
     assert result.error_code == R.INVALID_GOAL
     assert result.error_string == 'Current goal cancelled during deactivate transition.'
+
+
+def test_cancel_result_waits_until_the_loop_stops_following(arm):
+    arm.start(JTC)
+    handle = arm.send_goal(goal_of([point(2.0, [1.0] * 6)]))
+    arm.run_for(0.2)
+    result = handle.get_result_async()
+    cancel = handle.cancel_goal_async()
+    # serve callbacks without running a cycle: the loop still follows the goal
+    assert arm.harness.spin_until(cancel.done)
+    assert len(cancel.result().goals_canceling) == 1
+    assert arm.harness.spin_until(lambda: handle.status == GoalStatus.STATUS_CANCELING)
+    for _ in range(25):  # the monitor runs meanwhile (woken, and its timer at 20 Hz)
+        arm.harness.executor.spin_once(timeout_sec=0.02)
+    assert not result.done() and handle.status == GoalStatus.STATUS_CANCELING
+    arm.step()  # the loop takes the stop: now the result goes out
+    assert arm.harness.spin_until(result.done)
+    assert result.result().status == GoalStatus.STATUS_CANCELED
+    stopped = arm.positions()
+    arm.run_for(0.2)
+    assert arm.positions() == stopped
+
+
+def test_empty_topic_trajectory_ends_the_active_goal(arm):
+    arm.start(JTC)
+    handle = arm.send_goal(goal_of([point(2.0, [1.0] * 6)]))
+    assert arm.run_until(lambda: arm.position('joint1') > 0.2)
+    arm.publish(JointTrajectory())
+    status, result = arm.result(handle)
+    # rclpy lets a goal end CANCELED only after a client's cancel request
+    assert status == GoalStatus.STATUS_ABORTED
+    assert result.error_code == R.INVALID_GOAL
+    assert result.error_string == 'Goal stopped by an empty trajectory on the topic'
+    arm.run_for(0.05)
+    stopped = arm.positions()
+    arm.run_for(0.3)
+    assert arm.positions() == stopped and stopped[0] < 0.9
+
+
+def test_cleanup_leaves_no_goal_without_a_terminal_state(arm):
+    arm.start(JTC)
+    handle = arm.send_goal(goal_of([point(2.0, [1.0] * 6)]))
+    arm.run_for(0.1)
+    # deactivate and clean up at once: the monitor gets no turn in between
+    assert arm.manager.switch_controller([], [JTC], 2)[0]
+    assert arm.manager.cleanup_controller(JTC)[0]
+    assert arm.harness.spin_until(lambda: handle.status == GoalStatus.STATUS_ABORTED)
+
+
+# --- the goal monitor on its own, serving GripperCommand ---------------------------------
+
+
+class _Gripper:
+    """A GoalMonitor serving GripperCommand, as a gripper action controller would, with a
+    'loop' thread that records outcomes and fills feedback. The test spins with alternating
+    spin_once timeouts: with a task pending in the executor (a coroutine awaiting the
+    outcome) rclpy would then run nothing but that task (ros2/rclpy#1159)."""
+
+    def __init__(self):
+        self.harness = RosHarness('goal_monitor_test')
+        self.server = rclpy.create_node('gripper', context=self.harness.context)
+        self.harness.executor.add_node(self.server)
+        self.accepted, self.canceled, self.consulted = [], [], []
+        self.following = set()
+        self.monitor = GoalMonitor(
+            self.server,
+            GripperCommand,
+            '~/gripper_cmd',
+            validate_goal=self.validate,
+            goal_accepted=self.accepted.append,
+            cancel_requested=self.cancel,
+            make_result=lambda d: GripperCommand.Result(position=d[0], reached_goal=d[1]),
+            feedback_rate_hz=100.0,
+            following=self.follows,
+        )
+        self.client = ActionClient(self.harness.node, GripperCommand, '/gripper/gripper_cmd')
+        assert self.client.wait_for_server(timeout_sec=10.0)
+        self._flip = False
+
+    def validate(self, request):
+        return GoalResponse.ACCEPT if request.command.max_effort >= 0.0 else GoalResponse.REJECT
+
+    def cancel(self, goal):
+        self.canceled.append(goal)
+        self.monitor.record_outcome(goal, CANCELED, (0.01, False))
+
+    def follows(self, goal):
+        self.consulted.append(goal.goal_id)
+        return goal.goal_id in self.following
+
+    def spin_until(self, predicate):
+        def alternating():
+            self._flip = not self._flip
+            self.harness.executor.spin_once(timeout_sec=0.0 if self._flip else 0.02)
+            return predicate()
+
+        return predicate() or self.harness.spin_until(alternating)
+
+    def send(self, position, max_effort=1.0, feedback=None):
+        goal = GripperCommand.Goal()
+        goal.command.position, goal.command.max_effort = position, max_effort
+        future = self.client.send_goal_async(goal, feedback_callback=feedback)
+        assert self.spin_until(future.done)
+        return future.result()
+
+    def in_loop(self, fn):
+        """Run `fn` on another thread, as the control loop would."""
+        thread = threading.Thread(target=fn)
+        thread.start()
+        thread.join()
+
+    def close(self):
+        self.monitor.close((0.0, False))
+        self.server.destroy_node()
+        self.harness.close()
+
+
+@pytest.fixture
+def gripper():
+    rig = _Gripper()
+    yield rig
+    rig.close()
+
+
+def test_goal_monitor_delivers_success_and_abort_recorded_by_the_loop(gripper):
+    feedback = []
+    handle = gripper.send(0.04, feedback=feedback.append)
+    assert handle.accepted
+    assert gripper.spin_until(lambda: gripper.accepted)
+    goal = gripper.accepted[0]
+    assert goal.request.command.position == 0.04
+
+    def fill_feedback():
+        assert goal.feedback_lock.acquire(blocking=False)
+        goal.feedback.position = 0.02
+        goal.feedback_fresh = True
+        goal.feedback_lock.release()
+
+    gripper.in_loop(fill_feedback)
+    assert gripper.spin_until(lambda: feedback)
+    assert feedback[0].feedback.position == 0.02
+    result = handle.get_result_async()
+    gripper.in_loop(lambda: gripper.monitor.record_outcome(goal, SUCCEEDED, (0.04, True)))
+    assert gripper.spin_until(result.done)
+    assert result.result().status == GoalStatus.STATUS_SUCCEEDED
+    assert result.result().result.position == 0.04 and result.result().result.reached_goal
+
+    handle = gripper.send(0.0)
+    assert gripper.spin_until(lambda: len(gripper.accepted) == 2)
+    result = handle.get_result_async()
+    gripper.in_loop(
+        lambda: gripper.monitor.record_outcome(gripper.accepted[1], ABORTED, (0.03, False))
+    )
+    assert gripper.spin_until(result.done)
+    assert result.result().status == GoalStatus.STATUS_ABORTED
+    assert result.result().result.position == 0.03 and not result.result().result.reached_goal
+
+    assert not gripper.send(0.0, max_effort=-1.0).accepted
+    assert len(gripper.accepted) == 2
+
+
+def test_goal_monitor_delivers_cancel_once_the_loop_stops_following(gripper):
+    handle = gripper.send(0.04)
+    assert gripper.spin_until(lambda: gripper.accepted)
+    goal = gripper.accepted[0]
+    gripper.following.add(goal.goal_id)
+    result = handle.get_result_async()
+    cancel = handle.cancel_goal_async()
+    assert gripper.spin_until(cancel.done)
+    assert len(cancel.result().goals_canceling) == 1 and gripper.canceled == [goal]
+    # the monitor saw the outcome twice and held the result back: the loop follows the goal
+    assert gripper.spin_until(lambda: gripper.consulted.count(goal.goal_id) >= 2)
+    assert not result.done()
+
+    def stop_following():
+        gripper.following.discard(goal.goal_id)
+        gripper.monitor.wake_rt()
+
+    gripper.in_loop(stop_following)
+    assert gripper.spin_until(result.done)
+    assert result.result().status == GoalStatus.STATUS_CANCELED
+    assert result.result().result.position == 0.01
+
+
+def test_goal_monitor_close_finishes_open_goals(gripper):
+    handle = gripper.send(0.04)
+    assert gripper.spin_until(lambda: gripper.accepted)
+    gripper.monitor.close((0.0, False))
+    assert gripper.spin_until(lambda: handle.status == GoalStatus.STATUS_ABORTED)
 
 
 # --- topic, partial goals, query_state ------------------------------------------------

@@ -1,21 +1,24 @@
-"""Worked examples for the joint trajectory sampling math (joint_trajectory/trajectory.py)."""
+"""Worked examples for the joint trajectory math (trajectory.py, points.py, builders.py,
+spline_fill.py in joint_trajectory/)."""
 
 import math
 
 import numpy as np
 import pytest
 
-from py_controllers.controllers.joint_trajectory.trajectory import (
-    InterpolationMethod,
-    SampleResult,
-    Trajectory,
-    TrajectoryPoint,
+from py_controllers.controllers.joint_trajectory.builders import (
     decelerate_to_stop,
-    fill_cubic_spline_velocities,
     hold_trajectory,
-    shortest_angular_distance_array,
     success_trajectory,
 )
+from py_controllers.controllers.joint_trajectory.points import (
+    InterpolationMethod,
+    SampleResult,
+    TrajectoryPoint,
+    shortest_angular_distance_array,
+)
+from py_controllers.controllers.joint_trajectory.spline_fill import fill_cubic_spline_velocities
+from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
 
 TOL = 1e-9
 

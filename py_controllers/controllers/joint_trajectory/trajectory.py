@@ -1,7 +1,9 @@
-"""Trajectory sampling for the joint trajectory controller: splines, integration, hold and stop.
+"""Trajectory sampling for the joint trajectory controller: splines and integration.
 
 Pure math (numpy only, no rclpy). Times are float seconds on the controller's time axis; the
-ROS glue converts messages into :class:`TrajectoryPoint` lists in controller joint order.
+ROS glue converts messages into :class:`TrajectoryPoint` lists in controller joint order. The
+point types are in ``points.py``, the trajectories the controller makes itself (hold, brake to
+a stop) in ``builders.py``, the spline fill of ``positions_upsampling`` in ``spline_fill.py``.
 
 Behaviour follows upstream ``joint_trajectory_controller`` (``trajectory.cpp``, rolling):
 
@@ -30,153 +32,26 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from enum import Enum
 
 import numpy as np
 
+from py_controllers.controllers.joint_trajectory.points import (
+    InterpolationMethod,
+    SampleResult,
+    TrajectoryPoint,
+    copy_or_none,
+    shortest_angular_distance_array,
+    wrap_toward,
+)
+
+# The point types are re-exported: ``from ...trajectory import Trajectory, TrajectoryPoint``.
 __all__ = [
     'InterpolationMethod',
     'SampleResult',
     'Trajectory',
     'TrajectoryPoint',
-    'decelerate_to_stop',
-    'fill_cubic_spline_velocities',
-    'hold_trajectory',
     'shortest_angular_distance_array',
-    'success_trajectory',
 ]
-
-_PI = math.pi
-_TWO_PI = 2.0 * math.pi
-# Upstream compares velocities against the float (not double) epsilon.
-_FLOAT_EPS = float(np.finfo(np.float32).eps)
-
-
-class InterpolationMethod(str, Enum):
-    """Value of the ``interpolation_method`` parameter."""
-
-    NONE = 'none'
-    SPLINES = 'splines'
-
-    @classmethod
-    def from_string(cls, name: str) -> InterpolationMethod:
-        """Parse case-insensitively; unknown names give SPLINES (upstream default, caller warns)."""
-        lowered = name.lower()
-        if lowered == 'none':
-            return cls.NONE
-        return cls.SPLINES
-
-
-def shortest_angular_distance_array(from_angles: np.ndarray, to_angles: np.ndarray) -> np.ndarray:
-    """Element-wise signed rotation in (-pi, pi] taking ``from_angles`` onto ``to_angles``.
-
-    Vectorised twin of ``control_toolbox.angles.shortest_angular_distance`` (same convention:
-    an exact half turn gives +pi).
-    """
-    diff = np.subtract(to_angles, from_angles)
-    return _PI - np.mod(_PI - diff, _TWO_PI)
-
-
-def _as_array(values: Sequence[float] | np.ndarray | None) -> np.ndarray | None:
-    if values is None:
-        return None
-    return np.asarray(values, dtype=float)
-
-
-def _copy_or_none(values: np.ndarray | None) -> np.ndarray | None:
-    return None if values is None else values.copy()
-
-
-@dataclass
-class TrajectoryPoint:
-    """One waypoint (or a measured/commanded state); a field is None when absent.
-
-    Fields are converted to float arrays without copying float arrays (see :meth:`copy`).
-    """
-
-    time_from_start_s: float = 0.0
-    positions: np.ndarray | None = None
-    velocities: np.ndarray | None = None
-    accelerations: np.ndarray | None = None
-    effort: np.ndarray | None = None
-
-    def __post_init__(self) -> None:
-        self.positions = _as_array(self.positions)
-        self.velocities = _as_array(self.velocities)
-        self.accelerations = _as_array(self.accelerations)
-        self.effort = _as_array(self.effort)
-
-    def copy(self) -> TrajectoryPoint:
-        """Deep copy (the arrays are copied too)."""
-        return TrajectoryPoint(
-            self.time_from_start_s,
-            _copy_or_none(self.positions),
-            _copy_or_none(self.velocities),
-            _copy_or_none(self.accelerations),
-            _copy_or_none(self.effort),
-        )
-
-
-class SampleResult:
-    """Output of :meth:`Trajectory.sample`: the sampled state and where it lies.
-
-    The four arrays are views into one buffer owned by this object. Pass the same object as
-    ``out`` on every cycle to sample without allocating; it is then overwritten each time.
-
-    * ``start_index`` / ``end_index``: waypoint indices of the segment. Before the first point
-      both are 0; past the last point they are ``n_points - 1`` and ``n_points``.
-    * ``before_last_point``: ``end_index < n_points`` (upstream ``end_segment_itr != end()``).
-    * ``segment_start_time_s``: time at which waypoint ``start_index`` is due; the controller's
-      ``time_difference`` is ``traj_time - segment_start_time_s``.
-    * ``time_from_start_s``: that of the segment's end waypoint (0 before the first point).
-    """
-
-    __slots__ = (
-        '_basis',
-        '_buffer',
-        'accelerations',
-        'before_last_point',
-        'effort',
-        'end_index',
-        'positions',
-        'segment_start_time_s',
-        'start_index',
-        'time_from_start_s',
-        'velocities',
-    )
-
-    def __init__(self, n_joints: int) -> None:
-        # Row 0: positions | effort, row 1: velocities | effort slope, row 2: accelerations | 0.
-        self._buffer = np.zeros((3, 2 * n_joints))
-        self._basis = np.zeros((3, 6))
-        self._basis[0, 0] = 1.0
-        self._basis[1, 1] = 1.0
-        self._basis[2, 2] = 2.0
-        self.positions = self._buffer[0, :n_joints]
-        self.velocities = self._buffer[1, :n_joints]
-        self.accelerations = self._buffer[2, :n_joints]
-        self.effort = self._buffer[0, n_joints:]
-        self.time_from_start_s = 0.0
-        self.start_index = 0
-        self.end_index = 0
-        self.before_last_point = True
-        self.segment_start_time_s = 0.0
-
-    @property
-    def n_joints(self) -> int:
-        """Number of joints this result holds."""
-        return self.positions.shape[0]
-
-    def to_point(self) -> TrajectoryPoint:
-        """Copy the sampled state into a standalone :class:`TrajectoryPoint` (not for the loop)."""
-        return TrajectoryPoint(
-            self.time_from_start_s,
-            self.positions.copy(),
-            self.velocities.copy(),
-            self.accelerations.copy(),
-            self.effort.copy(),
-        )
 
 
 class _Knot:
@@ -292,10 +167,10 @@ class Trajectory:
         self._init_state(tuple(copies), n_joints, start_time_s)
 
     @classmethod
-    def _trusted(
+    def from_trusted_points(
         cls, points: tuple[TrajectoryPoint, ...], n_joints: int, start_time_s: float | None
     ) -> Trajectory:
-        """Build without checks or copies from points this module made (builders in the loop)."""
+        """Build without checks or copies from points a builder made (``builders.py``, loop)."""
         trajectory = cls.__new__(cls)
         trajectory._init_state(points, n_joints, start_time_s)
         return trajectory
@@ -396,7 +271,7 @@ class Trajectory:
         if continuous_joints is not None and first.positions is not None:
             mask = np.asarray(continuous_joints, dtype=bool)
             if mask.any():
-                before.positions[mask] = _wrap_toward(before.positions[mask], first.positions[mask])
+                before.positions[mask] = wrap_toward(before.positions[mask], first.positions[mask])
         self._before = before
         self._before_time_s = float(time_s)
         self._start_time_s = self._initial_start_time_s
@@ -562,149 +437,8 @@ class Trajectory:
         knot = self._knots[-1]
         return TrajectoryPoint(
             self._points[-1].time_from_start_s,
-            _copy_or_none(knot.positions),
-            _copy_or_none(knot.velocities),
-            _copy_or_none(knot.accelerations),
-            _copy_or_none(self._points[-1].effort),
+            copy_or_none(knot.positions),
+            copy_or_none(knot.velocities),
+            copy_or_none(knot.accelerations),
+            copy_or_none(self._points[-1].effort),
         )
-
-
-def _trusted_point(
-    time_from_start_s: float,
-    positions: np.ndarray | None,
-    velocities: np.ndarray | None,
-    accelerations: np.ndarray | None,
-    effort: np.ndarray | None = None,
-) -> TrajectoryPoint:
-    """A TrajectoryPoint from float arrays, skipping conversion (for loop-time builders)."""
-    point = object.__new__(TrajectoryPoint)
-    point.time_from_start_s = time_from_start_s
-    point.positions = positions
-    point.velocities = velocities
-    point.accelerations = accelerations
-    point.effort = effort
-    return point
-
-
-def _wrap_toward(current: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """Shift ``current`` by whole turns to lie within half a turn of ``target``."""
-    dist = shortest_angular_distance_array(current, target)
-    # An exact half turn goes the way the raw difference points (as upstream).
-    half_turn = np.abs(np.abs(dist) - _PI) < 1e-9
-    if half_turn.any():
-        toward = np.where(target > current, np.abs(dist), -np.abs(dist))
-        dist = np.where(half_turn, toward, dist)
-    return target - dist
-
-
-# -- builders ---------------------------------------------------------------------------------
-
-
-def hold_trajectory(
-    positions: np.ndarray | Sequence[float],
-    *,
-    zero_velocities: bool = True,
-    zero_accelerations: bool = True,
-    zero_effort: bool = False,
-) -> Trajectory:
-    """One-point trajectory at ``positions`` starting at its first sample (upstream hold).
-
-    Upstream adds zero velocities when a velocity or acceleration command interface exists,
-    zero accelerations for an acceleration interface and zero effort for an effort interface.
-    """
-    pos = np.array(positions, dtype=float)
-    n = pos.shape[0]
-    point = TrajectoryPoint(
-        0.0,
-        pos,
-        np.zeros(n) if zero_velocities else None,
-        np.zeros(n) if zero_accelerations else None,
-        np.zeros(n) if zero_effort else None,
-    )
-    return Trajectory([point], None, copy=False)
-
-
-def success_trajectory(trajectory: Trajectory) -> Trajectory:
-    """One-point trajectory repeating ``trajectory``'s last point (after a goal succeeded)."""
-    return Trajectory([replace(trajectory.final_point(), time_from_start_s=0.0)], None, copy=False)
-
-
-def decelerate_to_stop(
-    positions: np.ndarray | Sequence[float],
-    velocities: np.ndarray | Sequence[float],
-    max_deceleration: np.ndarray | Sequence[float],
-    period_s: float,
-) -> Trajectory:
-    """Stop ramp: each joint brakes at its constant ``max_deceleration`` from its velocity.
-
-    Waypoints every ``period_s`` from 0 until the slowest joint stops (ceil, plus the initial
-    point), each with positions, velocities and accelerations; a stopped joint holds
-    ``p0 + sign(v0) * v0^2 / (2 a)``. Starts at its first sample. Raises ValueError for a
-    non-positive period or deceleration.
-    """
-    if not period_s > 0.0:
-        raise ValueError(f'period_s must be positive, got {period_s}')
-    p0 = np.array(positions, dtype=float)
-    v0 = np.array(velocities, dtype=float)
-    decel = np.broadcast_to(np.asarray(max_deceleration, dtype=float), p0.shape)
-    if not np.all(decel > 0.0):
-        raise ValueError('max_deceleration must be positive for every joint')
-    direction = np.where(v0 >= 0.0, 1.0, -1.0)
-    stop_time_s = np.abs(v0) / decel
-    hold_positions = p0 + direction * (v0 * v0) / (2.0 * decel)
-    max_stop_s = float(stop_time_s.max()) if stop_time_s.size else 0.0
-    n_points = math.ceil(max_stop_s / period_s) + 1
-    times = np.arange(n_points, dtype=float)[:, None] * period_s
-    moving = (times < stop_time_s) & (np.abs(v0) > _FLOAT_EPS)
-    ramp_v = v0 - direction * decel * times
-    ramp_v = np.where(ramp_v * direction < 0.0, 0.0, ramp_v)
-    ramp_p = p0 + v0 * times - 0.5 * direction * decel * times * times
-    pos = np.where(moving, ramp_p, hold_positions)
-    vel = np.where(moving, ramp_v, 0.0)
-    acc = np.where(moving, -direction * decel, 0.0)
-    tfs = times[:, 0].tolist()
-    points = tuple(_trusted_point(tfs[k], pos[k], vel[k], acc[k]) for k in range(n_points))
-    return Trajectory._trusted(points, p0.shape[0], None)
-
-
-def fill_cubic_spline_velocities(
-    times_s: Sequence[float] | np.ndarray, positions: np.ndarray
-) -> np.ndarray | None:
-    """Knot velocities of the C2 cubic spline through ``positions`` (points x joints).
-
-    Rest boundary conditions (zero velocity at both ends), as upstream ``positions_upsampling``.
-    Returns None for fewer than two points or times that do not strictly increase.
-    """
-    t = np.asarray(times_s, dtype=float)
-    p = np.asarray(positions, dtype=float)
-    n = t.shape[0]
-    if n < 2 or p.ndim != 2 or p.shape[0] != n or p.shape[1] == 0:
-        return None
-    h = np.diff(t)
-    if not np.all(h > 0.0):
-        return None
-    velocities = np.zeros_like(p)
-    if n == 2:
-        return velocities
-    # Interior rows: v[i-1]/h[i-1] + 2 (1/h[i-1] + 1/h[i]) v[i] + v[i+1]/h[i] = rhs[i];
-    # the boundary velocities are zero, so solve for v[1..n-2] (Thomas algorithm, all joints).
-    inv_h = 1.0 / h
-    slope = np.diff(p, axis=0) * (inv_h * inv_h)[:, None]
-    lower = inv_h[:-1]
-    diag = 2.0 * (inv_h[:-1] + inv_h[1:])
-    upper = inv_h[1:]
-    rhs = 3.0 * (slope[1:] + slope[:-1])
-    m = n - 2
-    c_prime = np.zeros(m)
-    d_prime = np.zeros((m, p.shape[1]))
-    c_prime[0] = upper[0] / diag[0]
-    d_prime[0] = rhs[0] / diag[0]
-    for i in range(1, m):
-        pivot = diag[i] - lower[i] * c_prime[i - 1]
-        c_prime[i] = upper[i] / pivot
-        d_prime[i] = (rhs[i] - lower[i] * d_prime[i - 1]) / pivot
-    interior = d_prime
-    for i in range(m - 2, -1, -1):
-        interior[i] -= c_prime[i] * interior[i + 1]
-    velocities[1:-1] = interior
-    return velocities

@@ -14,21 +14,22 @@ names, non-finite values and (for the topic only) an empty trajectory meaning "s
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from py_controllers.controllers.joint_trajectory.trajectory import (
+from py_controllers.controllers.joint_trajectory.points import (
     InterpolationMethod,
     SampleResult,
-    Trajectory,
     TrajectoryPoint,
-    fill_cubic_spline_velocities,
 )
+from py_controllers.controllers.joint_trajectory.spline_fill import fill_cubic_spline_velocities
+from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
 
 __all__ = [
+    'CUSTOM_VALIDATORS',
     'PointData',
     'TrajectoryRules',
     'command_interface_combination_error',
@@ -363,3 +364,21 @@ def interface_requirements_error(
             "interface if 'velocity' and 'position' state interfaces are present"
         )
     return ''
+
+
+def _combination_validator(check: Callable[[Sequence[str]], str]) -> Callable[[Any], str]:
+    def validate(param: Any) -> str:
+        return check(list(param.value))
+
+    return validate
+
+
+# The parameter schema's custom validators (``ControllerParameters(custom_validators=...)``).
+CUSTOM_VALIDATORS = {
+    'joint_trajectory_controller::command_interface_type_combinations': _combination_validator(
+        command_interface_combination_error
+    ),
+    'joint_trajectory_controller::state_interface_type_combinations': _combination_validator(
+        state_interface_combination_error
+    ),
+}

@@ -1,0 +1,503 @@
+"""The loop side of the joint trajectory controller: update() and everything it calls.
+
+``TrajectoryLoop`` is a mixin of :class:`~.controller.JointTrajectoryController`. Every
+method here that the loop calls ends in ``_rt``: no rclpy calls, no logging (lines go to the
+goal monitor), no waiting; the outgoing state message and each goal's feedback are built
+once (activate, goal accepted) and only filled in place here. The loop reads and writes the
+attributes the controller sets in ``on_configure`` / ``on_activate`` (joints, handles,
+preallocated arrays, the configuration flags) and these, which are its own:
+
+* ``_trajectory``, ``_holding``, ``_traj_time_ns``, ``_last_cmd_time_ns``: what it follows;
+* ``_taken``: the last command taken from ``_box`` (a :class:`LoopCommand`);
+* ``_active_goal``: the :class:`~.goal_monitor.MonitoredGoal` it follows, if any. It records
+  that goal's outcome through the monitor and never touches a goal handle.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from control_msgs.action import FollowJointTrajectory
+
+from py_controllers.control_toolbox.pid_parameters import gains_from_parameters
+from py_controllers.controller_interface.controller_interface import ReturnType
+from py_controllers.controllers.joint_trajectory.builders import (
+    decelerate_to_stop,
+    hold_trajectory,
+    success_trajectory,
+)
+from py_controllers.controllers.joint_trajectory.conversions import (
+    NS,
+    bind_feedback,
+    state_message,
+)
+from py_controllers.controllers.joint_trajectory.goal_monitor import (
+    ABORTED,
+    SUCCEEDED,
+    MonitoredGoal,
+)
+from py_controllers.controllers.joint_trajectory.points import (
+    SampleResult,
+    TrajectoryPoint,
+    shortest_angular_distance_array,
+)
+from py_controllers.controllers.joint_trajectory.tolerances import (
+    SegmentTolerances,
+    check_state_tolerance,
+    default_tolerances,
+    tolerance_violations,
+)
+from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
+from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.ros_conversions import set_duration, set_stamp
+
+__all__ = [
+    'GoalData',
+    'LoopCommand',
+    'TrajectoryLoop',
+    'pid_gains_of',
+    'tolerances_from_parameters',
+]
+
+_Result = FollowJointTrajectory.Result
+
+
+class LoopCommand:
+    """What the loop should do next: follow ``trajectory`` (None: stop), with ``goal`` active."""
+
+    __slots__ = ('goal', 'trajectory')
+
+    def __init__(self, trajectory: Trajectory | None, goal: MonitoredGoal | None) -> None:
+        self.trajectory = trajectory
+        self.goal = goal
+
+
+class GoalData:
+    """The JTC's part of a goal (``MonitoredGoal.data``): its tolerances, its feedback views."""
+
+    __slots__ = ('tolerances', 'views')
+
+    def __init__(self, tolerances: SegmentTolerances, views: dict[str, np.ndarray]) -> None:
+        self.tolerances = tolerances
+        self.views = views
+
+
+def tolerances_from_parameters(params: Any, joints: list[str]) -> SegmentTolerances:
+    """The default tolerances (``constraints.*``) for ``joints``."""
+    c = params.constraints
+    return default_tolerances(
+        [float(c[j].trajectory) for j in joints],
+        [float(c[j].goal) for j in joints],
+        float(c.stopped_velocity_tolerance),
+        float(c.goal_time),
+    )
+
+
+def pid_gains_of(params: Any, joint: str) -> Any:
+    """``gains.<joint>`` as PID gains (raises ValueError for invalid ones)."""
+    return gains_from_parameters(params.gains[joint], prefix=f'gains.{joint}.')
+
+
+class TrajectoryLoop:
+    """update() and the loop-side methods of the joint trajectory controller (a mixin)."""
+
+    def _loop_follows(self, goal: MonitoredGoal) -> bool:
+        """True while the loop executes ``goal`` (read by the monitor in the executor)."""
+        return self._active and self._active_goal is goal
+
+    def _apply_joint_options_rt(self, params: Any) -> None:
+        """Per-joint options that may change at runtime: wraparound and feed-forward."""
+        self._continuous = np.array(
+            [
+                self._urdf_continuous[i]
+                or bool(params.gains[j].angle_wraparound)
+                or bool(params.gains[j].normalize_error)
+                for i, j in enumerate(self.joints)
+            ],
+            dtype=bool,
+        )
+        self._any_continuous = bool(self._continuous.any())
+        self._ff_scale = [
+            float(params.gains[self.joints[j]].ff_velocity_scale) for j in self._cmd_index
+        ]
+
+    # --- messages built once (activate / goal accepted) -----------------------------
+    def _build_state_message(self) -> None:
+        msg, self._state_views, self._output_fields = state_message(
+            self.joints,
+            self.has_vel_state,
+            self.has_acc_state,
+            [
+                (field, handles)
+                for flag, field, handles in (
+                    (self.has_pos_cmd, 'positions', self._cmd_pos),
+                    (self.has_vel_cmd, 'velocities', self._cmd_vel),
+                    (self.has_acc_cmd, 'accelerations', self._cmd_acc),
+                    (self.has_eff_cmd, 'effort', self._cmd_eff),
+                )
+                if flag
+            ],
+        )
+        self._state_rt = RealtimePublisher(self._state_pub, msg)
+        rate = float(self._params.state_publish_rate)
+        self._publish_interval_ns = int(NS / rate) if rate > 0.0 else 0
+
+    def _bind_feedback(self, feedback: Any) -> dict[str, np.ndarray]:
+        """Give a goal's Feedback message its arrays once; the views the loop fills."""
+        return bind_feedback(
+            feedback, self.joints, self.has_vel_state, self.has_acc_state, self.has_eff_cmd
+        )
+
+    # --- the loop ----------------------------------------------------------------------
+    def update(self, time: Any, period: Any) -> ReturnType:
+        """One control cycle: take the latest command, follow the trajectory, publish state."""
+        now_ns = time.nanoseconds
+        if self._scaling_state is not None:
+            factor = self._scaling_state.value
+            if factor != factor:  # no value from the hardware yet: skip this cycle
+                return ReturnType.OK
+            self._scaling = factor
+        if self._scaling_cmd is not None:
+            self._scaling_cmd.value = self._scaling_cmd_value
+        params = self.parameters.latest()
+        if params is not self._params:
+            self._apply_parameters_rt(params)
+
+        self._read_state_rt()
+        command = self._box.get()
+        if command is not self._taken:
+            self._taken = command
+            if command is not None:
+                self._install_rt(command)
+        goal = self._active_goal
+        if goal is not None and goal.outcomes:  # finished elsewhere (canceled, preempted)
+            goal = self._active_goal = None
+            self._wake_monitor_rt()  # no longer followed: its result may go out
+        trajectory = self._trajectory
+        if trajectory is not None:
+            self._follow_rt(trajectory, goal, now_ns, period.nanoseconds)
+        self._publish_state_rt(now_ns)
+        return ReturnType.OK
+
+    def _read_state_rt(self) -> None:
+        self._cur_pos[:] = [h.value for h in self._state_pos]
+        if self._state_vel:
+            self._cur_vel[:] = [h.value for h in self._state_vel]
+        if self._state_acc:
+            self._cur_acc[:] = [h.value for h in self._state_acc]
+        if self._cmd_eff:
+            self._cur_eff[self._cmd_index] = [h.value for h in self._cmd_eff]
+
+    def _apply_parameters_rt(self, params: Any) -> None:
+        """A new parameter snapshot: default tolerances, wraparound, feed-forward and gains."""
+        self._params = params
+        self._default_tolerances = tolerances_from_parameters(params, self.joints)
+        self._apply_joint_options_rt(params)
+        errors = []
+        for pid, j in zip(self._pids, self._cmd_index):
+            joint = self.joints[j]
+            try:
+                gains = pid_gains_of(params, joint)
+            except ValueError as exc:
+                errors.append(str(exc))
+                continue
+            if not pid.set_gains(gains):
+                errors.append(f'gains.{joint}: {pid.last_gains_error}')
+        if errors:
+            self._log_rt('error', f'new PID gains ignored: {"; ".join(errors)}')
+
+    def _install_rt(self, command: LoopCommand) -> None:
+        if command.trajectory is None:
+            self._stop_rt()
+        else:
+            self._trajectory = command.trajectory
+            self._holding = False
+        previous = self._active_goal
+        self._active_goal = command.goal
+        if previous is not None and previous is not command.goal:
+            self._wake_monitor_rt()  # no longer followed: its result may go out
+
+    def _hold_at_rt(self, positions: np.ndarray) -> Trajectory:
+        return hold_trajectory(
+            positions,
+            zero_velocities=self.has_vel_cmd or self.has_acc_cmd,
+            zero_accelerations=self.has_acc_cmd,
+            zero_effort=self.has_eff_cmd,
+        )
+
+    def _stop_rt(self) -> None:
+        """Hold the measured position, or brake to a stop with decelerate_on_cancel."""
+        if self._decelerate and self._update_period_s > 0.0:
+            self._trajectory = decelerate_to_stop(
+                self._cur_pos, self._cur_vel, self._max_deceleration, self._update_period_s
+            )
+        else:
+            self._trajectory = self._hold_at_rt(self._cur_pos)
+        self._holding = True
+
+    def _follow_rt(
+        self, trajectory: Trajectory, goal: MonitoredGoal | None, now_ns: int, period_ns: int
+    ) -> None:
+        epoch = self._epoch_ns
+        first = not trajectory.sampled_already
+        if first:
+            if self._interpolate_from_desired:
+                before_ns = self._last_cmd_time_ns if self._last_cmd_time_ns is not None else now_ns
+                before = TrajectoryPoint(
+                    0.0,
+                    self._last_pos,
+                    self._last_vel if self._last_has_vel else None,
+                    self._last_acc if self._last_has_acc else None,
+                )
+                trajectory.set_point_before((before_ns - epoch) / NS, before, self._continuous)
+            else:
+                trajectory.set_point_before(
+                    (now_ns - epoch) / NS, self._current_point, self._continuous
+                )
+            self._traj_time_ns = now_ns
+        else:
+            self._traj_time_ns += round(period_ns * self._scaling)
+        t_s = (self._traj_time_ns - epoch) / NS
+        interpolation = self._interpolation
+        desired = trajectory.sample(t_s, interpolation, out=self._desired)
+        if desired is None:
+            return
+        next_index = desired.end_index
+        nxt = trajectory.sample(
+            t_s + self._update_period_s, interpolation, advance=False, out=self._next
+        )
+        if nxt is None:
+            return
+        start_s = trajectory.start_time_s
+        self._desired_tfs_s = t_s - start_s
+        self._actual_tfs_s = (now_ns - epoch) / NS - start_s
+
+        err_pos = self._err_pos
+        np.subtract(desired.positions, self._cur_pos, out=err_pos)
+        if self._any_continuous:
+            mask = self._continuous
+            err_pos[mask] = shortest_angular_distance_array(
+                self._cur_pos[mask], desired.positions[mask]
+            )
+        err_vel = err_acc = None
+        if self._velocity_error_used:
+            err_vel = np.subtract(desired.velocities, self._cur_vel, out=self._err_vel)
+        if self._acceleration_error_used:
+            err_acc = np.subtract(desired.accelerations, self._cur_acc, out=self._err_acc)
+
+        holding = self._holding
+        before_last = nxt.before_last_point
+        time_difference_s = t_s - nxt.segment_start_time_s
+        tolerances = goal.data.tolerances if goal is not None else self._default_tolerances
+        timed_out = (
+            not before_last
+            and not holding
+            and self._cmd_timeout_s > 0.0
+            and time_difference_s > self._cmd_timeout_s
+        )
+        path_ok = True
+        if (before_last or first) and not holding:
+            within = check_state_tolerance(err_pos, err_vel, err_acc, tolerances.state_tolerance)
+            path_ok = bool(within.all())
+        outside_goal = False
+        within_goal_time = True
+        if not before_last and not holding:
+            within = check_state_tolerance(
+                err_pos, err_vel, err_acc, tolerances.goal_state_tolerance
+            )
+            if not within.all():
+                outside_goal = True
+                goal_time = tolerances.goal_time_tolerance
+                if goal_time != 0.0 and time_difference_s > goal_time:
+                    within_goal_time = False
+
+        if path_ok and within_goal_time:
+            self._write_commands_rt(desired, nxt, period_ns / NS)
+            self._last_cmd_time_ns = now_ns
+
+        if goal is not None:
+            self._fill_feedback_rt(goal, now_ns, next_index, err_vel, err_acc)
+            if not path_ok:
+                self._violation_rt(tolerances, err_vel, err_acc, path=True)
+                self._finish_rt(
+                    goal,
+                    ABORTED,
+                    (_Result.PATH_TOLERANCE_VIOLATED, 'Aborted due to path tolerance violation'),
+                )
+                self._log_rt('warning', 'Aborted due to state tolerance violation')
+                self._stop_rt()
+            elif not before_last:
+                if not outside_goal:
+                    self._finish_rt(
+                        goal, SUCCEEDED, (_Result.SUCCESSFUL, 'Goal successfully reached!')
+                    )
+                    self._log_rt('info', 'Goal reached, success!')
+                    self._trajectory = success_trajectory(trajectory)
+                    self._holding = True
+                elif not within_goal_time or timed_out:
+                    if timed_out:
+                        text = 'Aborted due to command timeout'
+                    else:
+                        text = (
+                            'Aborted due to goal_time_tolerance exceeding by '
+                            f'{time_difference_s:f} seconds'
+                        )
+                    self._violation_rt(tolerances, err_vel, err_acc, path=False)
+                    self._finish_rt(goal, ABORTED, (_Result.GOAL_TOLERANCE_VIOLATED, text))
+                    self._log_rt('warning', text)
+                    self._stop_rt()
+        elif not path_ok:
+            self._violation_rt(tolerances, err_vel, err_acc, path=True)
+            self._log_rt('error', 'Holding position due to state tolerance violation')
+            self._stop_rt()
+        elif not before_last and not within_goal_time:
+            self._violation_rt(tolerances, err_vel, err_acc, path=False)
+            self._log_rt('error', 'Exceeded goal_time_tolerance: holding position...')
+            self._stop_rt()
+        elif timed_out:
+            self._log_rt('warning', 'Aborted due to command timeout')
+            self._stop_rt()
+
+    def _log_rt(self, level: str, text: str) -> None:
+        """Hand a log line to the monitor (the loop never logs itself)."""
+        monitor = self._monitor
+        if monitor is not None:
+            monitor.log_rt(level, text)
+
+    def _wake_monitor_rt(self) -> None:
+        monitor = self._monitor
+        if monitor is not None:
+            monitor.wake_rt()
+
+    def _finish_rt(self, goal: MonitoredGoal, status: str, details: tuple[int, str]) -> None:
+        """Stop following ``goal`` and record how it ended; the monitor delivers the result."""
+        self._active_goal = None
+        monitor = self._monitor
+        if monitor is not None:  # None only once cleanup has finished every goal
+            monitor.record_outcome(goal, status, details)
+
+    def _violation_rt(
+        self,
+        tolerances: SegmentTolerances,
+        err_vel: np.ndarray | None,
+        err_acc: np.ndarray | None,
+        *,
+        path: bool,
+    ) -> None:
+        """Record which tolerances were violated, for the non-realtime side to log (rare)."""
+        limits = tolerances.state_tolerance if path else tolerances.goal_state_tolerance
+        what = 'State tolerances failed' if path else 'Goal tolerances failed'
+        for line in tolerance_violations(self.joints, self._err_pos, err_vel, err_acc, limits):
+            self._log_rt('error', f'{what}: {line}')
+
+    def _write_commands_rt(self, desired: SampleResult, nxt: SampleResult, dt_s: float) -> None:
+        identity = self._cmd_identity
+        idx = self._cmd_index
+        output = None
+        if self.use_pid:
+            output = self._pid_out
+            velocities = nxt.velocities.tolist()
+            efforts = nxt.effort.tolist() if self.has_eff_cmd else None
+            err_pos = self._err_pos.tolist()
+            err_vel = self._err_vel.tolist()
+            ff = self._ff_scale
+            for k, pid in enumerate(self._pids):
+                j = idx[k]
+                u = velocities[j] * ff[k] + pid.compute_command(
+                    err_pos[j], dt_s, error_dot=err_vel[j]
+                )
+                if efforts is not None:
+                    u += efforts[j]
+                output[k] = u
+        for handles, source in (
+            (self._cmd_pos, nxt.positions),
+            (self._cmd_vel, None if output is not None else nxt.velocities),
+            (self._cmd_acc, nxt.accelerations),
+            (self._cmd_eff, None if output is not None else desired.effort),
+        ):
+            if not handles:
+                continue
+            if source is None:
+                values = output
+            else:
+                values = source.tolist() if identity else source[idx].tolist()
+            for h, value in zip(handles, values):
+                h.value = value
+        np.copyto(self._last_pos, nxt.positions)
+        np.copyto(self._last_vel, nxt.velocities)
+        np.copyto(self._last_acc, nxt.accelerations)
+        self._last_has_vel = self._last_has_acc = True
+
+    def _fill_feedback_rt(
+        self,
+        goal: MonitoredGoal,
+        now_ns: int,
+        next_index: int,
+        err_vel: np.ndarray | None,
+        err_acc: np.ndarray | None,
+    ) -> None:
+        if not goal.feedback_lock.acquire(blocking=False):
+            return
+        try:
+            fb = goal.feedback
+            v = goal.data.views
+            desired = self._desired
+            set_stamp(fb.header.stamp, now_ns)
+            set_duration(fb.desired.time_from_start, self._desired_tfs_s)
+            set_duration(fb.actual.time_from_start, self._actual_tfs_s)
+            np.copyto(v['desired_pos'], desired.positions)
+            np.copyto(v['desired_vel'], desired.velocities)
+            np.copyto(v['desired_acc'], desired.accelerations)
+            np.copyto(v['desired_eff'], desired.effort)
+            np.copyto(v['actual_pos'], self._cur_pos)
+            np.copyto(v['error_pos'], self._err_pos)
+            if self.has_vel_state:
+                np.copyto(v['actual_vel'], self._cur_vel)
+                if err_vel is not None:
+                    np.copyto(v['error_vel'], err_vel)
+            if self.has_acc_state:
+                np.copyto(v['actual_acc'], self._cur_acc)
+                if err_acc is not None:
+                    np.copyto(v['error_acc'], err_acc)
+            if self.has_eff_cmd:
+                np.copyto(v['actual_eff'], self._cur_eff)
+            fb.index = next_index
+            goal.feedback_fresh = True
+        finally:
+            goal.feedback_lock.release()
+
+    def _publish_state_rt(self, now_ns: int) -> None:
+        if self._publish_interval_ns:
+            last = self._last_publish_ns
+            if last is not None and now_ns - last < self._publish_interval_ns:
+                return
+        rt = self._state_rt
+        if not rt.trylock():
+            return
+        self._last_publish_ns = now_ns
+        msg = rt.msg
+        v = self._state_views
+        set_stamp(msg.header.stamp, now_ns)
+        desired = self._desired
+        set_duration(msg.reference.time_from_start, self._desired_tfs_s)
+        set_duration(msg.feedback.time_from_start, self._actual_tfs_s)
+        np.copyto(v['ref_pos'], desired.positions)
+        np.copyto(v['ref_vel'], desired.velocities)
+        np.copyto(v['ref_acc'], desired.accelerations)
+        np.copyto(v['feedback_pos'], self._cur_pos)
+        np.copyto(v['error_pos'], self._err_pos)
+        if self.has_vel_state:
+            np.copyto(v['feedback_vel'], self._cur_vel)
+            np.copyto(v['error_vel'], self._err_vel)
+        if self.has_acc_state:
+            np.copyto(v['feedback_acc'], self._cur_acc)
+            np.copyto(v['error_acc'], self._err_acc)
+        idx = self._cmd_index
+        for view, handles in self._output_fields:
+            values = [h.value for h in handles]
+            if all(map(math.isfinite, values)):
+                view[idx] = values
+        msg.speed_scaling_factor = self._scaling
+        rt.unlock_and_publish()
