@@ -1,7 +1,7 @@
 """Topic-to-hardware latency: another process publishes on a forward controller's
 ~/commands, a probe hardware component timestamps when write() first sees each value.
 
-The manager runs in this process (the ros2_control_node code: ControllerManagerNode, its
+The manager runs in this process (the ros2_control_node code: ControllerManagerRuntime, its
 loop thread, the same executor spin) so the probe can be registered without an entry
 point; the publisher is a separate process. Both read CLOCK_MONOTONIC, which is one
 clock for the whole machine, and the send time travels inside the command itself.
@@ -24,7 +24,7 @@ from rclpy.executors import SingleThreadedExecutor
 from py_controllers import plugins
 from py_controllers.controller_manager.node import (
     SWITCH_INTERVAL_S,
-    ControllerManagerNode,
+    ControllerManagerRuntime,
     spin_once_between_cycles,
 )
 from py_controllers.hardware_interface.hardware_component import SystemInterface
@@ -91,7 +91,7 @@ def latency_run(rate_hz: int, count: int = 300, interval_s: float = 0.013) -> di
     )
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor(context=context)
-    cm = ControllerManagerNode(
+    cm = ControllerManagerRuntime(
         executor,
         context=context,
         parameter_overrides=[rclpy.parameter.Parameter('robot_description', value=urdf)],

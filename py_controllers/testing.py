@@ -28,7 +28,7 @@ from rclpy.time import Time
 from std_msgs.msg import String
 
 from py_controllers.controller_manager.client import ControllerManagerClient
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 
 BIN = Path(sys.executable).parent
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -104,7 +104,7 @@ class SteppedManager:
         self, harness: RosHarness, urdf: str, *, period_ns: int = 10_000_000, start_ns: int = 0
     ) -> None:
         self.harness = harness
-        self.node = ControllerManagerNode(
+        self.node = ControllerManagerRuntime(
             harness.executor, context=harness.context, start_loop=False
         )
         self.node.on_description(String(data=urdf))

@@ -20,7 +20,7 @@ from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import String
 
 from py_controllers import plugins
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 
 HERE = Path(__file__).resolve().parent
 SIMULATION = 'py_controllers/SimulatedSystem'
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     executor = SingleThreadedExecutor()
     # No description yet: the controllers are loaded and configured first, so the arm is
     # handed to them right after the simulation (and the loop) starts, before it can sag.
-    cm = ControllerManagerNode(executor)
+    cm = ControllerManagerRuntime(executor)
     manager = cm.manager
     names = ['joint_state_broadcaster'] + ([] if args.no_hold else ['posture_hold_controller'])
     for name in names:

@@ -64,8 +64,9 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class ControllerManagerNode:
-    """Owns the node, the manager, its services and the loop; waits for a description."""
+class ControllerManagerRuntime:
+    """What `ros2_control_node` runs (not a node itself): the `controller_manager` node, the
+    manager, its services and the loop thread; waits for a robot description."""
 
     def __init__(
         self, executor: SingleThreadedExecutor, *, start_loop: bool = True, **node_kwargs: Any
@@ -255,7 +256,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor()
     try:
-        cm = ControllerManagerNode(executor)
+        cm = ControllerManagerRuntime(executor)
     except Exception as exc:
         print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
         rclpy.shutdown()

@@ -5,7 +5,7 @@ import pytest
 from rclpy.parameter import Parameter
 from safety_rig import robot
 
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.testing import RosHarness
 
@@ -19,7 +19,7 @@ def harness():
 
 
 def manager_node(harness, urdf):
-    return ControllerManagerNode(
+    return ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[

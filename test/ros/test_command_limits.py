@@ -9,7 +9,7 @@ import yaml
 from safety_rig import robot
 from std_msgs.msg import Float64MultiArray, String
 
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.testing import RosHarness, SteppedManager
 
 FWD = 'forward_command_controller/ForwardCommandController'
@@ -136,7 +136,7 @@ def test_joint_limits_for_an_unknown_joint_refuse_the_description(tmp_path, capf
     harness = RosHarness('limits_bad')
     from rclpy.parameter import Parameter
 
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         start_loop=False,

@@ -7,7 +7,7 @@ from rclpy.parameter import Parameter
 
 from py_controllers import plugins
 from py_controllers.controller_interface.controller_interface import ControllerInterface
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.testing import CONFIG, RosHarness
 
 TYPE = 'example_controllers/SineController'
@@ -21,7 +21,7 @@ def test_example_is_registered_by_entry_point():
 
 def test_example_moves_joints_around_their_start():
     harness = RosHarness('example_controller')
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[

@@ -11,7 +11,7 @@ from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient
 from tf2_msgs.msg import TFMessage
 
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.robot_description import swap_hardware
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
@@ -39,7 +39,7 @@ def base(tmp_path):
             str(extra),
         ],
     )
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[Parameter('robot_description', value=MOCK_BASE)],

@@ -29,7 +29,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from py_controllers import plugins
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
 from py_controllers.controllers.joint_trajectory.goal_monitor import (
     ABORTED,
@@ -121,7 +121,7 @@ class Rig:
             )
             self.node = self.stepper.node
         else:
-            self.node = ControllerManagerNode(
+            self.node = ControllerManagerRuntime(
                 self.harness.executor,
                 context=self.harness.context,
                 parameter_overrides=[Parameter('robot_description', value=urdf)],

@@ -13,7 +13,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.handle import CommandInterface
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
@@ -124,7 +124,7 @@ def cm():
     harness = RosHarness(
         'inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')]
     )
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[
@@ -213,7 +213,7 @@ def test_description_topic_and_initial_state():
     from py_controllers.testing import latched_qos
 
     harness = RosHarness('description_topic')
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[

@@ -12,7 +12,7 @@ from safety_rig import robot
 from std_msgs.msg import Float64MultiArray, UInt8
 from std_srvs.srv import Trigger
 
-from py_controllers.controller_manager.node import ControllerManagerNode
+from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.testing import RosHarness, SteppedManager
 
@@ -350,7 +350,7 @@ def test_a_slow_activation_does_not_stall_the_rest(harness):
             'Fast': ({}, ['j2']),
         }
     )
-    node = ControllerManagerNode(
+    node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
         parameter_overrides=[
