@@ -1,0 +1,140 @@
+"""Loading, configuring, cleaning up and unloading controllers: the part of the
+ControllerManager that creates and destroys them (a mixin; the manager holds the state)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rclpy.parameter import Parameter
+
+from py_controllers import plugins
+from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
+from py_controllers.controller_interface.controller_interface import ControllerInterface
+from py_controllers.controller_manager.controller_spec import ControllerSpec
+from py_controllers.hardware_interface.types import LifecycleStateId
+
+if TYPE_CHECKING:
+    from py_controllers.controller_manager.manager import ControllerManager
+
+S = LifecycleStateId
+
+
+class ControllerLoading:
+    """load_controller, configure_controller, cleanup_controller, unload_controller."""
+
+    def _param(self: ControllerManager, name: str, default: Any = None) -> Any:
+        if not self.node.has_parameter(name):
+            return default
+        value = self.node.get_parameter(name).value
+        return default if value is None else value
+
+    def load_controller(
+        self: ControllerManager, name: str, type_name: str | None = None
+    ) -> tuple[bool, str]:
+        """Create controller `name` of `<name>.type` (UNCONFIGURED); (ok, message)."""
+        with self.admin_lock:
+            if name in self.controllers:
+                return False, f"controller '{name}' is already loaded"
+            type_name = type_name or self._param(f'{name}.type')
+            if not type_name:
+                return False, f"the 'type' param was not defined for '{name}'"
+            try:
+                cls = plugins.load(plugins.CONTROLLERS_GROUP, type_name, ControllerInterface)
+            except plugins.PluginError as exc:
+                return False, f"cannot load controller '{name}': {exc}"
+            params_files = self._param(f'{name}.params_file', [])
+            if isinstance(params_files, str):
+                params_files = [params_files]
+            cli_args: list[str] = []
+            for path in params_files:
+                cli_args += ['--params-file', path]
+            cli_args += list(self._param(f'{name}.node_options_args', []) or [])
+            fallbacks = list(self._param(f'{name}.fallback_controllers', []) or [])
+            if name in fallbacks:
+                return False, f"controller '{name}' lists itself as a fallback controller"
+            overrides = [Parameter('use_sim_time', value=bool(self._param('use_sim_time', False)))]
+            controller = cls()
+            try:
+                ok = controller.init(
+                    name,
+                    robot_description=self.rm.urdf,
+                    cm_update_rate=self.update_rate,
+                    namespace=self.node.get_namespace(),
+                    cli_args=['--ros-args', *cli_args] if cli_args else None,
+                    context=self.node.context,
+                    parameter_overrides=overrides,
+                )
+            except Exception as exc:
+                ok = False
+                self.logger.error(f"controller '{name}' failed to initialise: {exc!r}")
+            if not ok:
+                if controller.node is not None:
+                    controller.node.destroy_node()
+                return False, f"controller '{name}' ({type_name}) failed to initialise"
+            self.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
+            self._add_node(controller.node)
+            self._changed()
+            return True, f"loaded '{name}' ({type_name})"
+
+    def configure_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+        """UNCONFIGURED -> INACTIVE (an INACTIVE controller is cleaned up first)."""
+        with self.admin_lock:
+            spec = self.controllers.get(name)
+            if spec is None:
+                return False, f"controller '{name}' is not loaded"
+            state = self.state_of(name)
+            if state in (S.ACTIVE, S.FINALIZED):
+                return False, f"controller '{name}' is {state.label}: cannot configure"
+            node = spec.controller.get_node()
+            if state == S.INACTIVE:
+                self.rm.remove_controller_interfaces(name)
+                node.trigger_cleanup()
+            node.trigger_configure()
+            if self.state_of(name) != S.INACTIVE:
+                self._changed()
+                return False, f"controller '{name}' failed to configure"
+            if spec.is_chainable:
+                ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
+                try:
+                    self.rm.add_controller_interfaces(
+                        name, ctrl.export_reference_interfaces(), ctrl.export_state_interfaces()
+                    )
+                except Exception as exc:
+                    node.trigger_cleanup()
+                    self._changed()
+                    return False, f"controller '{name}' exported bad interfaces: {exc}"
+            self._changed()
+            return True, f"configured '{name}'"
+
+    def cleanup_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+        """INACTIVE -> UNCONFIGURED."""
+        with self.admin_lock:
+            spec = self.controllers.get(name)
+            if spec is None:
+                return False, f"controller '{name}' is not loaded"
+            if self.state_of(name) != S.INACTIVE:
+                return False, f"controller '{name}' is {self.state_of(name).label}, not inactive"
+            self.rm.remove_controller_interfaces(name)
+            spec.controller.get_node().trigger_cleanup()
+            self._changed()
+            return self.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
+
+    def unload_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+        """Shut down and destroy a controller that is not active."""
+        with self.admin_lock:
+            spec = self.controllers.get(name)
+            if spec is None:
+                return False, f"controller '{name}' is not loaded"
+            if self.state_of(name) == S.ACTIVE:
+                return False, f"controller '{name}' is active: deactivate it before unloading"
+            node = spec.controller.get_node()
+            self.rm.remove_controller_interfaces(name)
+            if self.state_of(name) == S.INACTIVE:
+                node.trigger_cleanup()
+            if self.state_of(name) != S.FINALIZED:
+                node.trigger_shutdown()
+            del self.controllers[name]
+            self._remove_node(node)
+            node.destroy_node()
+            self._changed()
+            return True, f"unloaded '{name}'"
