@@ -127,21 +127,19 @@ class AsyncComponent:
                 self._idle.notify_all()
 
     def _cycle(self, time_: Any, period: Any) -> None:
-        component = self.managed.component
-        try:
-            result = component.read(time_, period)
-        except Exception as exc:
-            self._log('error', f'read() raised: {exc!r}')
-            result = ReturnType.ERROR
+        result = self._call('read', time_, period)
         if result not in (None, ReturnType.OK):
             self.read_result = result
             return
         writes = self.managed.type != 'sensor' and self.managed.state == LifecycleStateId.ACTIVE
         if writes and not self.managed.busy:
-            try:
-                result = component.write(time_, period)
-            except Exception as exc:
-                self._log('error', f'write() raised: {exc!r}')
-                result = ReturnType.ERROR
+            result = self._call('write', time_, period)
             if result not in (None, ReturnType.OK):
                 self.write_result = result
+
+    def _call(self, method: str, time_: Any, period: Any) -> Any:
+        try:
+            return getattr(self.managed.component, method)(time_, period)
+        except Exception as exc:
+            self._log('error', f'{method}() raised: {exc!r}')
+            return ReturnType.ERROR

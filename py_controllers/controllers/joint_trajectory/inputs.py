@@ -215,24 +215,16 @@ class TrajectoryInputs:
     def _stop_goal_by_topic(self) -> None:
         """An empty trajectory on the topic stops the active goal: ABORTED (rclpy lets only a
         client's cancel request end a goal CANCELED)."""
-        goal = self._goal
-        if goal is not None:
-            self._goal = None
-            self._monitor.record_outcome(
-                goal,
-                ABORTED,
-                (_Result.INVALID_GOAL, 'Goal stopped by an empty trajectory on the topic'),
-            )
+        self._abort_active_goal('Goal stopped by an empty trajectory on the topic')
 
     def _preempt_active_goal(self) -> None:
+        self._abort_active_goal('Current goal preempted by new incoming action.')
+
+    def _abort_active_goal(self, text: str) -> None:
         goal = self._goal
         if goal is not None:
             self._goal = None
-            self._monitor.record_outcome(
-                goal,
-                ABORTED,
-                (_Result.INVALID_GOAL, 'Current goal preempted by new incoming action.'),
-            )
+            self._monitor.record_outcome(goal, ABORTED, (_Result.INVALID_GOAL, text))
 
     @staticmethod
     def _result_of(details: tuple[int, str]) -> Any:
