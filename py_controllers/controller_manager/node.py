@@ -121,13 +121,20 @@ class ControllerManagerRuntime:
         self._failure_wake = self.node.create_guard_condition(self._report_loop_failure)
         self.services: ManagerServices | None = None
         self._description_sub = None
-        description = str(self.param('robot_description') or '')
+        description = self.param('robot_description') or ''
         path = str(self.param('robot_description_file') or '')
+        log = self.node.get_logger()
+        if not isinstance(description, str):
+            log.error(f"parameter 'robot_description' must be a string, got {description!r}")
+            description = ''
         if not description and path:
-            description = Path(path).read_text()
+            try:
+                description = Path(path).read_text()
+            except (OSError, UnicodeDecodeError) as exc:
+                log.error(f"robot_description_file '{path}' cannot be read: {exc}")
         if description:
             self.on_description(String(data=description))
-        else:
+        if self.services is None:  # none given, or it was refused: wait for one on the topic
             latched = QoSProfile(
                 depth=1,
                 reliability=ReliabilityPolicy.RELIABLE,

@@ -391,3 +391,36 @@ def test_a_slower_controller_runs_every_nth_cycle():
     finally:
         sm.shutdown()
         harness.close()
+
+
+@pytest.mark.parametrize(
+    'given',
+    [
+        ('robot_description', '<robot name="x"><bad'),  # malformed XML
+        ('robot_description_file', '/nonexistent/robot.urdf'),
+        ('robot_description_file', '/tmp'),  # a directory
+    ],
+)
+def test_a_bad_description_waits_for_a_good_one_on_the_topic(given, capfd):
+    from std_msgs.msg import String
+
+    from py_controllers.testing import latched_qos
+
+    harness = RosHarness('bad_description')
+    node = ControllerManagerRuntime(
+        harness.executor,
+        context=harness.context,
+        parameter_overrides=[Parameter(given[0], value=given[1])],
+    )
+    try:
+        assert node.services is None
+        assert given[1] in capfd.readouterr().err or given[0] == 'robot_description'
+        pub = harness.node.create_publisher(
+            String, '/controller_manager/robot_description', latched_qos()
+        )
+        pub.publish(String(data=(CONFIG / 'minimal_robot.urdf').read_text()))
+        assert harness.spin_until(lambda: node.services is not None)
+        assert list(node.manager.rm.components) == ['MinimalSystem']
+    finally:
+        node.shutdown()
+        harness.close()
