@@ -96,6 +96,12 @@ def test_time_from_start_must_strictly_increase():
     assert 'points 0 and 1 is not strictly increasing' in check(points)
 
 
+def test_a_negative_time_from_start_is_refused():
+    # it would make the robot jump to that point at once
+    assert check([pt(-1.0, (1, 2, 3))]) == 'Point 0 has a negative time_from_start (-1.000000 s)'
+    assert check([pt(0.0, (1, 2, 3)), pt(1.0, (2, 3, 4))]) == ''  # zero: the start, allowed
+
+
 def test_field_sizes_must_match_the_joint_names():
     assert check([pt(1.0, (1, 2))]) == (
         'Mismatch between joint_names size (3) and positions (2) at point #0.'

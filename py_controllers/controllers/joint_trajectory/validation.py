@@ -144,6 +144,13 @@ def validate_trajectory(
     joint_count = len(joint_names)
     previous_ns = 0
     for i, point in enumerate(points):
+        if point.time_from_start_ns < 0:
+            # upstream lets a negative first time through, and the robot jumps to that
+            # point at once; no point lies before the start of its trajectory
+            return (
+                f'Point {i} has a negative time_from_start '
+                f'({_seconds(point.time_from_start_ns):f} s)'
+            )
         if i > 0 and point.time_from_start_ns <= previous_ns:
             return (
                 f'Time between points {i - 1} and {i} is not strictly increasing, it is '
