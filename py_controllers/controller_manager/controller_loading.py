@@ -28,6 +28,17 @@ class ControllerLoading:
         value = self.node.get_parameter(name).value
         return default if value is None else value
 
+    def _strings(self: ControllerManager, name: str, *, single: bool = False) -> list[str]:
+        """Parameter `name` as a list of strings ([] if unset; one string if `single`);
+        raises ValueError naming it otherwise."""
+        value = self._param(name, [])
+        if single and isinstance(value, str):
+            return [value]
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return list(value)
+        kind = 'a string or a list of strings' if single else 'a list of strings'
+        raise ValueError(f"parameter '{name}' must be {kind}, got {value!r}")
+
     def load_controller(
         self: ControllerManager, name: str, type_name: str | None = None
     ) -> tuple[bool, str]:
@@ -38,18 +49,22 @@ class ControllerLoading:
             type_name = type_name or self._param(f'{name}.type')
             if not type_name:
                 return False, f"the 'type' param was not defined for '{name}'"
+            if not isinstance(type_name, str):
+                return False, f"parameter '{name}.type' must be a string, got {type_name!r}"
             try:
                 cls = plugins.load(plugins.CONTROLLERS_GROUP, type_name, ControllerInterface)
             except plugins.PluginError as exc:
                 return False, f"cannot load controller '{name}': {exc}"
-            params_files = self._param(f'{name}.params_file', [])
-            if isinstance(params_files, str):
-                params_files = [params_files]
+            try:
+                params_files = self._strings(f'{name}.params_file', single=True)
+                node_options = self._strings(f'{name}.node_options_args')
+                fallbacks = self._strings(f'{name}.fallback_controllers')
+            except ValueError as exc:
+                return False, f"cannot load controller '{name}': {exc}"
             cli_args: list[str] = []
             for path in params_files:
                 cli_args += ['--params-file', path]
-            cli_args += list(self._param(f'{name}.node_options_args', []) or [])
-            fallbacks = list(self._param(f'{name}.fallback_controllers', []) or [])
+            cli_args += node_options
             if name in fallbacks:
                 return False, f"controller '{name}' lists itself as a fallback controller"
             overrides = [Parameter('use_sim_time', value=bool(self._param('use_sim_time', False)))]

@@ -424,3 +424,22 @@ def test_a_bad_description_waits_for_a_good_one_on_the_topic(given, capfd):
     finally:
         node.shutdown()
         harness.close()
+
+
+@pytest.mark.parametrize(
+    ('parameter', 'value', 'expected'),
+    [
+        ('fallback_controllers', 'other', "'x.fallback_controllers' must be a list of strings"),
+        ('node_options_args', '--foo', "'x.node_options_args' must be a list of strings"),
+        ('params_file', 5, "'x.params_file' must be a string or a list of strings"),
+        ('type', 5, "parameter 'x.type' must be a string"),
+    ],
+)
+def test_controller_parameters_of_the_wrong_type_refuse_the_load(cm, parameter, value, expected):
+    _, manager = cm
+    manager.node.set_parameters([Parameter(f'x.{parameter}', value=value)])
+    if parameter != 'type':
+        manager.node.set_parameters([Parameter('x.type', value='test/CountingController')])
+    ok, message = manager.load_controller('x')
+    assert not ok and expected in message
+    assert 'x' not in manager.controllers
