@@ -118,3 +118,15 @@ def antiwindup_flag(gains: Gains) -> bool:
     return strategy.type in ('back_calculation', 'conditional_integration') or (
         strategy.type == 'legacy' and strategy.legacy_antiwindup
     )
+
+
+def gains_problem(groups: dict[str, Any]) -> str:
+    """'' when every group (prefix -> parameter group) holds valid gains, else the reasons:
+    the consistency check that refuses invalid gains at `ros2 param set`."""
+    problems = []
+    for prefix, group in groups.items():
+        try:
+            gains_from_parameters(group, prefix=prefix)
+        except (KeyError, ValueError) as exc:
+            problems.append(str(exc))
+    return '; '.join(problems)

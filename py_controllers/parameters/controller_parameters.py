@@ -35,11 +35,19 @@ class ControllerParameters:
     """Owns the ParamListener of one controller node and the snapshot its loop uses."""
 
     def __init__(
-        self, node: Any, schema: Path | str, *, custom_validators: dict | None = None
+        self,
+        node: Any,
+        schema: Path | str,
+        *,
+        custom_validators: dict | None = None,
+        consistency: Any = None,
     ) -> None:
+        """`consistency(snapshot) -> str` refuses sets that break a rule across parameters
+        (see ParamListener), at `ros2 param set` and at configure."""
         self.node = node
         self.schema = schema
         self.custom_validators = custom_validators
+        self.consistency = consistency
         self.listener: ParamListener | None = None
         self.error = ''
         #: The snapshot the controller works with: set by load(), replaced by try_update_rt().
@@ -49,7 +57,10 @@ class ControllerParameters:
     def _create(self) -> None:
         try:
             self.listener = ParamListener(
-                self.node, self.schema, custom_validators=self.custom_validators
+                self.node,
+                self.schema,
+                custom_validators=self.custom_validators,
+                consistency=self.consistency,
             )
             self.error = ''
         except ParameterError as exc:

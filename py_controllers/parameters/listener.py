@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -91,8 +91,13 @@ class ParamListener:
         *,
         prefix: str = '',
         custom_validators: Mapping[str, Validate] | None = None,
+        consistency: Callable[[ParamGroup], str] | None = None,
     ) -> None:
+        """`consistency(snapshot)` checks rules across parameters (e.g. PID gains, speed
+        limits): '' when fine, else the reason, which refuses the change as a single
+        parameter's rule does."""
         self.node = node
+        self._consistency = consistency
         self.schema = schema if isinstance(schema, Schema) else load_schema(schema)
         self.prefix = f'{prefix}.' if prefix and not prefix.endswith('.') else prefix
         self._custom = dict(custom_validators or {})
@@ -159,8 +164,19 @@ class ParamListener:
         """Check every current value again (e.g. at configure); raises ParameterError."""
         with self._lock:
             problems = check_values(self.schema, self._values, self._custom, prefix=self.prefix)
+            if not problems:
+                problems = self._inconsistency(self._values)
         if problems:
             raise ParameterError(problems)
+
+    def _inconsistency(self, values: dict[str, Any]) -> list[str]:
+        if self._consistency is None:
+            return []
+        try:
+            reason = self._consistency(build_params(self.schema, values))
+        except Exception as exc:  # the check itself failed: say so rather than accept
+            reason = f'consistency check failed: {exc!r}'
+        return [reason] if reason else []
 
     def close(self) -> None:
         """Stop following parameter changes (the parameters stay declared)."""
@@ -253,7 +269,9 @@ class ParamListener:
     def _check_request(self, parameters: list[Parameter]) -> SetParametersResult:
         """On-set: reject the whole request if one of our parameters breaks a rule."""
         with self._lock:
-            _, problems = self._stage(parameters)
+            values, problems = self._stage(parameters)
+            if values is not None and not problems:
+                problems = self._inconsistency(values)
         if problems:
             return SetParametersResult(successful=False, reason='\n'.join(problems))
         return SetParametersResult(successful=True)

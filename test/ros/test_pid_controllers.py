@@ -271,3 +271,20 @@ def test_posture_hold_keeps_the_arm_under_gravity():
     finally:
         cm.shutdown()
         harness.close()
+
+
+@pytest.mark.parametrize(
+    ('name', 'value', 'reason'),
+    [
+        ('pid.p', math.nan, 'gain p must be finite'),
+        ('pid.i', math.inf, 'gain i must be finite'),
+        ('pid.i_clamp_max', -5.0, "'pid.i_clamp_max' must be >= 0"),
+    ],
+)
+def test_invalid_gains_are_refused_at_set_time(cm, name, value, reason):
+    (ctrl,) = cm.load('slider_position_controller')
+    node = ctrl.get_node()
+    before = node.get_parameter(name).value
+    (result,) = node.set_parameters([Parameter(name, value=value)])
+    assert not result.successful and reason in result.reason
+    assert node.get_parameter(name).value == before  # ros2 param get and the loop agree

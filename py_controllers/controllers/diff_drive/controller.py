@@ -85,12 +85,23 @@ def _set_yaw(q: Any, yaw: float) -> None:
     q.x, q.y, q.z, q.w = 0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0)
 
 
+def _limits_problem(p: Any) -> str:
+    """'' when the speed limits are consistent, else why (refuses `ros2 param set`)."""
+    try:
+        _limiter(p.linear.x), _limiter(p.angular.z)
+    except ValueError as exc:
+        return str(exc)
+    return ''
+
+
 class DiffDriveController(ChainableControllerInterface):
     """Differential drive: any number of wheels per side."""
 
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
-            self.get_node(), Path(__file__).parent / 'diff_drive_controller_parameters.yaml'
+            self.get_node(),
+            Path(__file__).parent / 'diff_drive_controller_parameters.yaml',
+            consistency=_limits_problem,
         )
         # (linear, angular, stamp_ns) or None; written by the subscriber
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)

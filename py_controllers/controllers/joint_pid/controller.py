@@ -35,7 +35,11 @@ from typing import Any
 from control_msgs.msg import JointControllerState
 from std_msgs.msg import Float64, Float64MultiArray
 
-from py_controllers.control_toolbox.pid_parameters import antiwindup_flag, gains_from_parameters
+from py_controllers.control_toolbox.pid_parameters import (
+    antiwindup_flag,
+    gains_from_parameters,
+    gains_problem,
+)
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
     ControllerInterface,
@@ -67,7 +71,9 @@ class _JointPidController(ControllerInterface):
     state_names: tuple[str, ...] = ()
 
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), _SCHEMA)
+        self.parameters = ControllerParameters(
+            self.get_node(), _SCHEMA, consistency=lambda p: gains_problem({'pid.': p.pid})
+        )
         self.joint_name = ''
         #: The latest valid command, (setpoint, velocity setpoint or NaN), for the loop.
         self.command_box: RealtimeBox[tuple[float, float]] = RealtimeBox((_NAN, _NAN))

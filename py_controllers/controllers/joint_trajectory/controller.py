@@ -68,6 +68,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from trajectory_msgs.msg import JointTrajectory
 
 from py_controllers.control_toolbox.pid import Pid
+from py_controllers.control_toolbox.pid_parameters import gains_problem
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
     ControllerInterface,
@@ -110,7 +111,12 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
     # --- lifecycle -------------------------------------------------------------------
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
-            self.get_node(), _SCHEMA, custom_validators=CUSTOM_VALIDATORS
+            self.get_node(),
+            _SCHEMA,
+            custom_validators=CUSTOM_VALIDATORS,
+            consistency=lambda p: gains_problem(
+                {f'gains.{j}.': p.gains[j] for j in p.joints if j in p.gains}
+            ),
         )
         self._entities: list[tuple[str, Any]] = []
         self._monitor: GoalMonitor | None = None

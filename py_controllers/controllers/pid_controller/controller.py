@@ -40,7 +40,7 @@ from rclpy.qos import (
 )
 from std_srvs.srv import SetBool
 
-from py_controllers.control_toolbox.pid_parameters import gains_from_parameters
+from py_controllers.control_toolbox.pid_parameters import gains_from_parameters, gains_problem
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
@@ -67,7 +67,13 @@ class PidController(ChainableControllerInterface):
     """PID per dof with feed-forward; chainable through its reference interfaces."""
 
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), _SCHEMA)
+        self.parameters = ControllerParameters(
+            self.get_node(),
+            _SCHEMA,
+            consistency=lambda p: gains_problem(
+                {f'gains.{d}.': p.gains[d] for d in p.dof_names if d in p.gains}
+            ),
+        )
         self.dof_names: list[str] = []
         self.reference_and_state_dof_names: list[str] = []
         self.interfaces: list[str] = []
