@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 
 from py_controllers.callback_guard import answering, guarded
@@ -27,6 +28,10 @@ __all__ = [
 ]
 
 S = LifecycleStateId
+ASYNC_UNSUPPORTED = (
+    "'is_async: true' is not supported for controllers yet (every controller runs in the "
+    'control loop): leave it false'
+)
 
 
 class _ControllerNode(Node):
@@ -116,6 +121,7 @@ class ControllerInterface:
         self.lifecycle.name = f"controller '{controller_name}'"
         self.node.declare_parameter('update_rate', cm_update_rate)
         self.node.declare_parameter('is_async', False)
+        self.node.add_on_set_parameters_callback(self._check_base_parameters)
         return self.lifecycle.call('on_init') == CallbackReturn.SUCCESS
 
     def _run_hook(self, hook: str, previous: LifecycleStateId) -> Any:
@@ -130,6 +136,20 @@ class ControllerInterface:
     def _log(self, level: str, text: str) -> None:
         if self.node is not None:
             log_at(self.node.get_logger(), level, text)
+
+    @staticmethod
+    def _check_base_parameters(parameters: list[Any]) -> SetParametersResult:
+        for parameter in parameters:
+            if parameter.name == 'update_rate' and not (
+                isinstance(parameter.value, int) and parameter.value >= 0
+            ):
+                return SetParametersResult(
+                    successful=False,
+                    reason=f"'update_rate' must be an integer >= 0, got {parameter.value!r}",
+                )
+            if parameter.name == 'is_async' and parameter.value is not False:
+                return SetParametersResult(successful=False, reason=ASYNC_UNSUPPORTED)
+        return SetParametersResult(successful=True)
 
     def _after_configure(self) -> CallbackReturn:
         """Apply the base parameters (update_rate, is_async) like upstream's configure."""
@@ -153,7 +173,9 @@ class ControllerInterface:
             )
             rate = effective
         self.update_rate = rate
-        self.is_async = bool(self.node.get_parameter('is_async').value)
+        if self.node.get_parameter('is_async').value:
+            log.error(ASYNC_UNSUPPORTED)
+            return CallbackReturn.ERROR
         return CallbackReturn.SUCCESS
 
     def get_node(self) -> Node:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import (
     Executor,
@@ -62,6 +63,7 @@ DEFAULTS: dict[str, Any] = {
     'thread_priority': 50,
     'lock_memory': False,
 }
+READ_AT_START = frozenset(DEFAULTS) | {'cpu_affinity'}
 
 
 class ControllerManagerRuntime:
@@ -83,6 +85,7 @@ class ControllerManagerRuntime:
         for name, default in DEFAULTS.items():
             if not self.node.has_parameter(name):
                 self.node.declare_parameter(name, default)
+        self.node.add_on_set_parameters_callback(self._refuse_start_up_parameters)
         self.executor = executor
         executor.add_node(self.node)
         rate = int(self.param('update_rate'))
@@ -149,6 +152,23 @@ class ControllerManagerRuntime:
                     "Waiting for data on '~/robot_description' topic to finish initialization"
                 ),
             )
+
+    def _refuse_start_up_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
+        """The manager's own parameters are read when it starts: a later change would be
+        accepted and never used, so it is refused (as upstream's read-only ones)."""
+        loaded = self.services is not None
+        for parameter in parameters:
+            name = parameter.name
+            description = name in ('robot_description', 'robot_description_file')
+            if (name in READ_AT_START and not description) or (
+                loaded and (description or name.startswith('joint_limits.'))
+            ):
+                return SetParametersResult(
+                    successful=False,
+                    reason=f"'{name}' is read when ros2_control_node starts: restart it to "
+                    'change this',
+                )
+        return SetParametersResult(successful=True)
 
     def _configure_loop_thread(self) -> None:
         """In the loop thread: SCHED_FIFO at `thread_priority` (0 keeps the default

@@ -443,3 +443,55 @@ def test_controller_parameters_of_the_wrong_type_refuse_the_load(cm, parameter, 
     ok, message = manager.load_controller('x')
     assert not ok and expected in message
     assert 'x' not in manager.controllers
+
+
+@pytest.mark.parametrize(
+    ('name', 'value'),
+    [
+        ('update_rate', -5),
+        ('update_rate', 500),
+        ('defaults.switch_controller.strictness', 'sometimes'),
+        ('thread_priority', 1_000_000_000),
+        ('joint_limits.joint1.max_velocity', 1.0),
+        ('robot_description', '<robot name="other"/>'),
+    ],
+)
+def test_manager_parameters_read_at_start_refuse_changes(cm, name, value):
+    _, manager = cm
+    (result,) = manager.node.set_parameters([Parameter(name, value=value)])
+    assert not result.successful
+    assert 'read when ros2_control_node starts' in result.reason
+    # what the loop runs with is what ros2 param get says
+    assert manager.node.get_parameter('update_rate').value == 200
+    (result,) = manager.node.set_parameters([Parameter('new_ctrl.type', value='x/Y')])
+    assert result.successful  # registering controllers stays possible
+
+
+@pytest.mark.parametrize(
+    ('name', 'value', 'reason'),
+    [
+        ('update_rate', -100, "'update_rate' must be an integer >= 0"),
+        ('is_async', True, 'is_async: true'),
+    ],
+)
+def test_controller_base_parameters_refuse_what_cannot_work(cm, name, value, reason):
+    _, manager = cm
+    counting = load(manager, 'counting', 'test/CountingController')
+    (result,) = counting.get_node().set_parameters([Parameter(name, value=value)])
+    assert not result.successful and reason in result.reason
+
+
+def test_an_async_controller_fails_to_configure_clearly(cm, tmp_path, capfd):
+    _, manager = cm
+    params = tmp_path / 'async.yaml'
+    params.write_text('asyncy:\n  ros__parameters:\n    is_async: true\n')
+    manager.node.set_parameters(
+        [
+            Parameter('asyncy.type', value='test/CountingController'),
+            Parameter('asyncy.params_file', value=str(params)),
+        ]
+    )
+    assert manager.load_controller('asyncy')[0]
+    ok, _ = manager.configure_controller('asyncy')
+    assert not ok
+    assert "'is_async: true' is not supported for controllers yet" in capfd.readouterr().err
