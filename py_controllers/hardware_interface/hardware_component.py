@@ -17,11 +17,17 @@ if TYPE_CHECKING:
     from py_controllers.hardware_interface.component_info import HardwareInfo
 
 
-def initial_value(text: str | None) -> float:
-    """An interface's `initial_value` parameter as a float (NaN when absent)."""
+def initial_value(text: str | None, where: str = '') -> float:
+    """An interface's `initial_value` parameter as a float (NaN when absent); ValueError
+    naming `where` (e.g. 'joint1/position') when it is not a number."""
     if text is None or str(text).strip() == '':
         return math.nan
-    return float(text)
+    try:
+        return float(text)
+    except ValueError:
+        raise ValueError(
+            f"{where or 'interface'}: initial_value '{text}' is not a number"
+        ) from None
 
 
 class HardwareComponentInterface:
@@ -71,7 +77,10 @@ class HardwareComponentInterface:
         assert self.info is not None
         return [
             StateInterface(
-                comp.name, itf.name, initial_value(itf.initial_value), data_type=itf.data_type
+                comp.name,
+                itf.name,
+                initial_value(itf.initial_value, f'{comp.name}/{itf.name}'),
+                data_type=itf.data_type,
             )
             for comp in (*self.info.joints, *self.info.sensors, *self.info.gpios)
             for itf in comp.state_interfaces
@@ -82,7 +91,10 @@ class HardwareComponentInterface:
         assert self.info is not None
         return [
             CommandInterface(
-                comp.name, itf.name, initial_value(itf.initial_value), data_type=itf.data_type
+                comp.name,
+                itf.name,
+                initial_value(itf.initial_value, f'{comp.name}/{itf.name}'),
+                data_type=itf.data_type,
             )
             for comp in (*self.info.joints, *self.info.gpios)
             for itf in comp.command_interfaces

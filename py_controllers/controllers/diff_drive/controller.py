@@ -276,6 +276,7 @@ class DiffDriveController(ChainableControllerInterface):
         if not all(math.isfinite(v) for v in values):
             response.success = False
             response.message = f'set_odometry refused: non-finite pose {values}'
+            self.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
             return response
         self.pose_requests.put(values)
         response.success = True

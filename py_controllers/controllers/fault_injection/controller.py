@@ -56,7 +56,9 @@ class FaultInjectionController(ControllerInterface):
 
     def _on_fault(self, msg: UInt8) -> None:
         if msg.data not in (RAISE, ERROR, NONSENSE, EXIT):
-            self.get_node().get_logger().error(f'unknown fault code {msg.data}: 1 to 4')
+            self.get_node().get_logger().error(
+                f'unknown fault code {msg.data}: 1 to 4', throttle_duration_sec=1.0
+            )
             return
         self._fault.set(msg.data)
 
