@@ -15,3 +15,7 @@ bench: setup
 
 lint: setup
 	@.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+.PHONY: faults
+faults: setup
+	@.venv/bin/python -m faults $(ARGS)

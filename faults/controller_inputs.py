@@ -1,0 +1,250 @@
+"""Malformed input on the demo controllers' topics and services: the JTC's
+~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry, the
+gripper's ~/commands. A topic has no answer channel: the controller must stay where it was
+and say why in a (throttled) log line; a service answers with success false and a message.
+The action and the parameters of the same controllers are in action_inputs / param_inputs."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from builtin_interfaces.msg import Time
+from control_msgs.msg import JointTrajectoryControllerState
+from control_msgs.srv import QueryTrajectoryState, SetOdometry
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from trajectory_msgs.msg import JointTrajectory
+
+from bench.common import DEMO_CONTROLLERS
+from faults import action_inputs, param_inputs
+from faults.common import Robot, Row, cycle, running
+from faults.messages import INF, INT32_MAX, NAN, Latest, bad_trajectories, point, trajectory, twist
+from faults.topics import close, topic_row
+from py_controllers.testing import CONFIG
+
+ALL_ACTIVE = {name: 'active' for name in DEMO_CONTROLLERS}
+
+
+def near_hold(a: Sequence[float] | None, b: Sequence[float] | None) -> bool:
+    """Still about where it was (a hold at the measured position), not moved to the target."""
+    return close(a, b, 0.01)
+
+
+# --- the joint trajectory controller --------------------------------------------------------
+class Arm:
+    """The arm_controller seen from outside: its reference, and a valid small move."""
+
+    def __init__(self, robot: Robot) -> None:
+        self.robot = robot
+        self.state = Latest(
+            robot.node, JointTrajectoryControllerState, '/arm_controller/controller_state'
+        )
+        self.pub = robot.node.create_publisher(
+            JointTrajectory, '/arm_controller/joint_trajectory', 10
+        )
+        robot.wait(lambda: self.state.msg is not None, 10.0)
+
+    def reference(self) -> list[float] | None:
+        msg = self.state.msg
+        return None if msg is None else [round(v, 6) for v in msg.reference.positions]
+
+    def feedback(self) -> list[float] | None:
+        msg = self.state.msg
+        return None if msg is None else list(msg.feedback.positions)
+
+    def healthy(self) -> bool:
+        """Finite feedback, and a valid trajectory is still followed."""
+        feedback = self.feedback()
+        return feedback is not None and all(map(math.isfinite, feedback)) and self.move()
+
+    def move(self, delta: float = 0.05) -> bool:
+        """A valid trajectory moving joint1 by `delta`: the reference must get there."""
+        start = self.reference()
+        if start is None:
+            return False
+        target = [start[0] + delta, *start[1:]]
+        self.pub.publish(trajectory([point(0.3, target)]))
+        return self.robot.wait(lambda: close(self.reference(), target, 1e-3), 5.0)
+
+
+def jtc_topic_rows(robot: Robot, arm: Arm, n: int, rows: list[Row]) -> None:
+    hold = arm.reference() or [0.0] * 6
+    now_s = robot.node.get_clock().now().nanoseconds * 1e-9
+    kinds = bad_trajectories(hold, now_s)
+    kinds['huge stamps (start in 68 years)'] = [
+        trajectory([point(0.5, [v + 0.1 for v in hold])], stamp=(INT32_MAX, 0))
+    ]
+    for kind, msgs in kinds.items():
+        row = Row('/arm_controller/joint_trajectory', kind)
+        topic_row(
+            robot,
+            row,
+            arm.pub,
+            cycle(msgs, n),
+            loggers=['arm_controller'],
+            observe=arm.reference,
+            unchanged=close if not kind.startswith('huge') else near_hold,
+            expected=ALL_ACTIVE,
+            expect_error=not kind.startswith('huge'),
+        )
+        if not arm.move():
+            row.fail('a valid trajectory afterwards was not followed')
+        rows.append(row)
+
+
+def query_state_row(robot: Robot, n: int) -> Row:
+    row = Row('/arm_controller/query_state', 'negative, zero, huge times')
+    times = [Time(sec=-100), Time(sec=0), Time(sec=INT32_MAX, nanosec=999_999_999), Time(sec=-1)]
+    mark = robot.mark()
+    with robot.batch(row):
+        for t in cycle(times, n):
+            res = robot.call(
+                QueryTrajectoryState,
+                '/arm_controller/query_state',
+                QueryTrajectoryState.Request(time=t),
+            )
+            row.answered(None if res is None else not (not res.success and res.message), True)
+    row.logs = len(robot.log_lines(mark, ['arm_controller']))
+    robot.expect_states(row, ALL_ACTIVE)
+    return row
+
+
+# --- the diff drive controller ----------------------------------------------------------------
+def base_still(odom: Latest) -> Callable[[], tuple[float, float] | None]:
+    def observe() -> tuple[float, float] | None:
+        msg = odom.msg
+        return None if msg is None else (msg.pose.pose.position.x, msg.twist.twist.linear.x)
+
+    return observe
+
+
+def base_unchanged(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
+    return a is not None and b is not None and abs(a[0] - b[0]) < 1e-3 and abs(b[1]) < 1e-3
+
+
+def drive_briefly(robot: Robot, pub: Any, odom: Latest) -> bool:
+    """A valid cmd_vel until the base moves, then nothing until it has stopped again."""
+
+    def moving() -> bool:
+        pub.publish(twist(0.2, 0.0, robot.node.get_clock().now().nanoseconds))
+        robot.spin(0.05)
+        return odom.msg is not None and odom.msg.twist.twist.linear.x > 0.05
+
+    moved = robot.poll(moving, 5.0, 0.0)
+    stopped = robot.wait(
+        lambda: odom.msg is not None and abs(odom.msg.twist.twist.linear.x) < 1e-4, 5.0
+    )
+    return moved and stopped
+
+
+def cmd_vel_rows(robot: Robot, n: int, rows: list[Row]) -> None:
+    odom = Latest(robot.node, Odometry, '/diff_drive_controller/odom')
+    pub = robot.node.create_publisher(type(twist(0, 0, None)), '/diff_drive_controller/cmd_vel', 10)
+    robot.wait(lambda: odom.msg is not None, 10.0)
+
+    def now() -> int:
+        return robot.node.get_clock().now().nanoseconds
+
+    kinds: dict[str, Callable[[int], Any]] = {
+        'NaN / inf velocities': lambda i: twist(
+            *[(NAN, 0.0), (0.2, INF), (-INF, NAN)][i % 3], now()
+        ),
+        'negative stamps': lambda i: twist(0.2, 0.0, -5_000_000_000 * (i + 1)),
+        'huge stamps (far future)': lambda i: twist(0.2, 0.0, INT32_MAX * 1_000_000_000),
+        'out-of-order (stale) stamps': lambda i: twist(0.2, 0.0, now() - 10_000_000_000 * (i + 1)),
+    }
+    for kind, make in kinds.items():
+        row = Row('/diff_drive_controller/cmd_vel', kind)
+        topic_row(
+            robot,
+            row,
+            pub,
+            [make(i) for i in range(n)],
+            loggers=['diff_drive_controller'],
+            observe=base_still(odom),
+            unchanged=base_unchanged,
+            expected=ALL_ACTIVE,
+        )
+        if not drive_briefly(robot, pub, odom):
+            row.fail('a valid cmd_vel afterwards did not move and stop the base')
+        rows.append(row)
+
+
+def set_odometry_rows(robot: Robot, n: int, rows: list[Row]) -> None:
+    service = '/diff_drive_controller/set_odometry'
+    for kind, values, expect_error in [
+        ('NaN / inf pose', [(NAN, 0.0, 0.0), (0.0, INF, 0.0), (0.0, 0.0, -INF)], True),
+        ('huge values', [(1e308, -1e308, 1e300), (1e30, 0.0, -1e30)], False),
+    ]:
+        row = Row(service, kind)
+        mark = robot.mark()
+        with robot.batch(row):
+            for x, y, yaw in cycle(values, n):
+                res = robot.call(SetOdometry, service, SetOdometry.Request(x=x, y=y, yaw=yaw))
+                row.answered(
+                    None if res is None else not (not res.success and res.message), expect_error
+                )
+        row.logs = len(robot.log_lines(mark, ['diff_drive_controller']))
+        reset = robot.call(SetOdometry, service, SetOdometry.Request())
+        if reset is None or not reset.success:
+            row.fail('a valid set_odometry afterwards failed')
+        robot.expect_states(row, ALL_ACTIVE)
+        rows.append(row)
+
+
+# --- the gripper (forward command controller) -----------------------------------------------
+def gripper_rows(robot: Robot, n: int, rows: list[Row]) -> None:
+    states = Latest(robot.node, JointState, '/joint_states')
+    pub = robot.node.create_publisher(Float64MultiArray, '/gripper_controller/commands', 10)
+
+    def position() -> float | None:
+        msg = states.msg
+        if msg is None or 'gripper_joint' not in msg.name:
+            return None
+        return msg.position[list(msg.name).index('gripper_joint')]
+
+    def goto(value: float) -> bool:
+        pub.publish(Float64MultiArray(data=[value]))
+        return robot.wait(lambda: (p := position()) is not None and abs(p - value) < 1e-9, 5.0)
+
+    goto(0.02)
+    same = lambda a, b: a is not None and b is not None and abs(a - b) < 1e-6  # noqa: E731
+    common: dict[str, Any] = {
+        'loggers': ['gripper_controller'],
+        'observe': position,
+        'unchanged': same,
+        'expected': ALL_ACTIVE,
+    }
+    kinds = {
+        'wrong sizes': [[], [0.03, 0.03], [0.03] * 100],
+        'NaN / inf values': [[NAN], [INF], [-INF]],
+    }
+    for kind, values in kinds.items():
+        row = Row('/gripper_controller/commands', kind)
+        msgs = [Float64MultiArray(data=v) for v in cycle(values, n)]
+        topic_row(robot, row, pub, msgs, expect_error=True, **common)
+        if not goto(0.01 if kind == 'wrong sizes' else 0.02):
+            row.fail('a valid command afterwards was not executed')
+        rows.append(row)
+
+
+def run(n: int, rows: list[Row]) -> None:
+    """The demo robot's controllers: services first, then topics, the action, parameters."""
+    with running(
+        [CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf', DEMO_CONTROLLERS
+    ) as robot:
+        arm = Arm(robot)
+        rows.append(query_state_row(robot, n))
+        set_odometry_rows(robot, n, rows)
+        jtc_topic_rows(robot, arm, n, rows)
+        action_inputs.run(robot, arm, n, rows)
+        cmd_vel_rows(robot, n, rows)
+        gripper_rows(robot, n, rows)
+        first = len(rows)
+        param_inputs.demo_rows(robot, n, rows)
+        arm_rows = [r for r in rows[first:] if r.entry.startswith('/arm_controller')]
+        if not arm.healthy():
+            arm_rows[-1].fail(f'the arm is not healthy afterwards: {arm.feedback()}')
