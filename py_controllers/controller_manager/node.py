@@ -128,13 +128,19 @@ class ControllerManagerRuntime:
         path = str(self.param('robot_description_file') or '')
         log = self.node.get_logger()
         if not isinstance(description, str):
-            log.error(f"parameter 'robot_description' must be a string, got {description!r}")
+            log.error(
+                f"invalid robot description: parameter 'robot_description' must be a string, "
+                f'got {description!r}; waiting for one on ~/robot_description'
+            )
             description = ''
         if not description and path:
             try:
                 description = Path(path).read_text()
             except (OSError, UnicodeDecodeError) as exc:
-                log.error(f"robot_description_file '{path}' cannot be read: {exc}")
+                log.error(
+                    f"invalid robot description: robot_description_file '{path}' cannot be "
+                    f'read: {exc}; waiting for one on ~/robot_description'
+                )
         if description:
             self.on_description(String(data=description))
         if self.services is None:  # none given, or it was refused: wait for one on the topic
