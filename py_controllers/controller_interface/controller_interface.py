@@ -8,6 +8,7 @@ lifecycle and calls `update(time, period)` on active controllers from the contro
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rcl_interfaces.msg import SetParametersResult
@@ -39,31 +40,74 @@ class _ControllerNode(Node):
 
     Every subscription, service and timer a controller creates on it is guarded: a callback
     that raises is logged (throttled) instead of reaching the executor, and a service
-    still answers (`ok`/`success` false), so bad input never takes anything down. The
-    `trigger_*` methods drive the controller's lifecycle, as on rclpy's LifecycleNode.
+    still answers (`ok`/`success` false), so bad input never takes anything down.
+
+    The one way to handle ROS entities: create them in on_configure and forget them. What
+    a controller creates during on_configure (publishers, subscriptions, services, clients,
+    timers, guard conditions, and whatever it hands to `destroy_on_cleanup`, e.g. an action
+    server) is destroyed after on_cleanup, on_shutdown or on_error, and when on_configure
+    fails. The `trigger_*` methods drive the lifecycle, as on rclpy's LifecycleNode.
     """
 
     def __init__(self, controller: ControllerInterface, name: str, **kwargs: Any) -> None:
         self._controller = controller
+        self._recording = False  # inside on_configure: created entities are the controller's
+        self._owned: list[Callable[[], Any]] = []
         super().__init__(name, **kwargs)
+
+    def _own(self, entity: Any, destroy: Callable[[Any], Any]) -> Any:
+        if self._recording:
+            self._owned.append(lambda: destroy(entity))
+        return entity
+
+    def destroy_on_cleanup(self, destroy: Callable[[], Any]) -> None:
+        """Have `destroy()` called when the configured entities go (cleanup, shutdown, error)."""
+        self._owned.append(destroy)
+
+    def destroy_configured_entities(self) -> None:
+        """Destroy what on_configure created, newest first (a failure is logged, not raised)."""
+        while self._owned:
+            destroy = self._owned.pop()
+            try:
+                destroy()
+            except Exception as exc:
+                self.get_logger().error(f'destroying a ROS entity failed: {exc!r}')
+
+    def create_publisher(self, *args: Any, **kw: Any) -> Any:
+        return self._own(super().create_publisher(*args, **kw), self.destroy_publisher)
+
+    def create_client(self, *args: Any, **kw: Any) -> Any:
+        return self._own(super().create_client(*args, **kw), self.destroy_client)
+
+    def create_guard_condition(self, *args: Any, **kw: Any) -> Any:
+        return self._own(super().create_guard_condition(*args, **kw), self.destroy_guard_condition)
 
     def create_subscription(
         self, msg_type: Any, topic: str, callback: Any, *args: Any, **kw: Any
     ) -> Any:
         where = f'{self.get_name()}: {topic}'
-        return super().create_subscription(
-            msg_type, topic, guarded(callback, self.get_logger(), where), *args, **kw
+        return self._own(
+            super().create_subscription(
+                msg_type, topic, guarded(callback, self.get_logger(), where), *args, **kw
+            ),
+            self.destroy_subscription,
         )
 
     def create_service(self, srv_type: Any, srv_name: str, callback: Any, **kw: Any) -> Any:
-        return super().create_service(
-            srv_type, srv_name, answering(callback, self.get_logger()), **kw
+        return self._own(
+            super().create_service(
+                srv_type, srv_name, answering(callback, self.get_logger()), **kw
+            ),
+            self.destroy_service,
         )
 
     def create_timer(self, timer_period_sec: float, callback: Any, *args: Any, **kw: Any) -> Any:
         where = f'{self.get_name()}: timer'
-        return super().create_timer(
-            timer_period_sec, guarded(callback, self.get_logger(), where), *args, **kw
+        return self._own(
+            super().create_timer(
+                timer_period_sec, guarded(callback, self.get_logger(), where), *args, **kw
+            ),
+            self.destroy_timer,
         )
 
     def trigger_configure(self) -> CallbackReturn:
@@ -125,13 +169,27 @@ class ControllerInterface:
         return self.lifecycle.call('on_init') == CallbackReturn.SUCCESS
 
     def _run_hook(self, hook: str, previous: LifecycleStateId) -> Any:
-        """The lifecycle's way into the controller's hooks (on_init takes no state)."""
+        """The lifecycle's way into the controller's hooks (on_init takes no state); ROS
+        entities created in on_configure go with cleanup, shutdown, error or a failure."""
         if hook == 'on_init':
             return self.on_init()
-        result = getattr(self, hook)(previous)
-        if hook == 'on_configure' and as_callback_return(result) == CallbackReturn.SUCCESS:
-            return self._after_configure()
-        return result
+        node = self.node
+        if hook == 'on_configure':
+            node._recording = True
+            try:
+                result = self.on_configure(previous)
+                if as_callback_return(result) == CallbackReturn.SUCCESS:
+                    result = self._after_configure()
+            finally:
+                node._recording = False
+            if as_callback_return(result) != CallbackReturn.SUCCESS:
+                node.destroy_configured_entities()
+            return result
+        try:
+            return getattr(self, hook)(previous)
+        finally:
+            if hook in ('on_cleanup', 'on_shutdown', 'on_error'):
+                node.destroy_configured_entities()
 
     def _log(self, level: str, text: str) -> None:
         if self.node is not None:

@@ -5,6 +5,8 @@ import sys
 import pytest
 from controller_manager_msgs.srv import ReloadControllerLibraries
 from rclpy.parameter import Parameter
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
 
 from py_controllers import plugins
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
@@ -93,6 +95,21 @@ class HookResults(ControllerInterface):
         return self._run('on_error')
 
 
+class Talker(ControllerInterface):
+    """Creates a publisher, a subscription, a service and a timer in on_configure and
+    destroys nothing itself; fails its configure when `fail` is set."""
+
+    fail = False
+
+    def on_configure(self, previous_state):
+        node = self.get_node()
+        node.create_publisher(String, '~/out', 10)
+        node.create_subscription(String, '~/in', lambda msg: None, 10)
+        node.create_service(Trigger, '~/poke', lambda req, res: res)
+        node.create_timer(1.0, lambda: None)
+        return not self.fail
+
+
 class Commander(ControllerInterface):
     """Writes 0.5 into the chained controller's reference."""
 
@@ -115,6 +132,7 @@ for cls in (
     Commander,
     Stubborn,
     HookResults,
+    Talker,
 ):
     plugins.register(plugins.CONTROLLERS_GROUP, f'test/{cls.__name__}', cls)
 
@@ -495,3 +513,33 @@ def test_an_async_controller_fails_to_configure_clearly(cm, tmp_path, capfd):
     ok, _ = manager.configure_controller('asyncy')
     assert not ok
     assert "'is_async: true' is not supported for controllers yet" in capfd.readouterr().err
+
+
+def entities(node):
+    return [len(list(x)) for x in (node.publishers, node.subscriptions, node.services, node.timers)]
+
+
+def test_ros_entities_created_in_configure_go_with_cleanup(cm):
+    _, manager = cm
+    Talker.fail = False
+    manager.node.set_parameters([Parameter('talker.type', value='test/Talker')])
+    assert manager.load_controller('talker')[0]
+    node = manager.controllers['talker'].controller.get_node()
+    base = entities(node)  # what the node has of its own (parameter services, /rosout)
+    assert manager.configure_controller('talker')[0]
+    assert entities(node) == [base[0] + 1, base[1] + 1, base[2] + 1, base[3] + 1]
+    assert manager.cleanup_controller('talker')[0]
+    assert entities(node) == base
+    assert manager.configure_controller('talker')[0]  # and again: no duplicates
+    assert entities(node) == [base[0] + 1, base[1] + 1, base[2] + 1, base[3] + 1]
+
+
+def test_ros_entities_of_a_failed_configure_go_at_once(cm):
+    _, manager = cm
+    Talker.fail = True
+    manager.node.set_parameters([Parameter('talker.type', value='test/Talker')])
+    assert manager.load_controller('talker')[0]
+    node = manager.controllers['talker'].controller.get_node()
+    base = entities(node)
+    assert not manager.configure_controller('talker')[0]
+    assert entities(node) == base

@@ -107,8 +107,6 @@ class DiffDriveController(ChainableControllerInterface):
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
         #: (x, y, yaw) requests of ~/set_odometry; the loop applies each one once
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
-        self._ros: list[Any] = []
-        self._tf_pub: Any = None  # /tf, created once per node and kept across configures
         self._warned_zero_stamp = False
         return CallbackReturn.SUCCESS
 
@@ -157,17 +155,11 @@ class DiffDriveController(ChainableControllerInterface):
 
     def _create_ros_interfaces(self, p: Any) -> None:
         node = self.get_node()
-        self._destroy_ros_interfaces()
         prefix = frame_prefix(p, node.get_namespace())
         odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
-        sub = node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
-        srv = node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
+        node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
+        node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
         odom_pub = node.create_publisher(OdometryMsg, '~/odom', 10)
-        self._ros += [
-            (node.destroy_subscription, sub),
-            (node.destroy_service, srv),
-            (node.destroy_publisher, odom_pub),
-        ]
         msg = OdometryMsg()
         msg.header.frame_id = odom_frame
         msg.child_frame_id = base_frame
@@ -178,25 +170,13 @@ class DiffDriveController(ChainableControllerInterface):
         self._odom_rt = RealtimePublisher(odom_pub, msg)
         # /tf and ~/cmd_vel_out exist whatever enable_odom_tf and publish_limited_velocity
         # say, so that both can be switched at run time; the loop checks them every cycle
-        if self._tf_pub is None:
-            self._tf_pub = create_tf_publisher(node)
         tf = TFMessage(transforms=[TransformStamped()])
         tf.transforms[0].header.frame_id = odom_frame
         tf.transforms[0].child_frame_id = base_frame
-        self._tf_rt = RealtimePublisher(self._tf_pub, tf)
+        self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf)
         out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
-        self._ros.append((node.destroy_publisher, out_pub))
         self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
         self._publish_period_ns = _period_ns(p.publish_rate)
-
-    def _destroy_ros_interfaces(self) -> None:
-        for destroy, entity in self._ros:
-            destroy(entity)
-        self._ros = []
-
-    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        self._destroy_ros_interfaces()
-        return CallbackReturn.SUCCESS
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
         p = self.parameters.params

@@ -40,7 +40,6 @@ class FaultInjectionController(ControllerInterface):
         self._fault: RealtimeBox[int] = RealtimeBox(0)
         self.names: list[str] = []
         self.value = 0.0
-        self._subscription = None
         return CallbackReturn.SUCCESS
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
@@ -48,10 +47,7 @@ class FaultInjectionController(ControllerInterface):
         if params is None:
             return CallbackReturn.ERROR
         self.names, self.value = list(params.command_interfaces), float(params.value)
-        if self._subscription is None:
-            self._subscription = self.get_node().create_subscription(
-                UInt8, '~/fault', self._on_fault, 10
-            )
+        self.get_node().create_subscription(UInt8, '~/fault', self._on_fault, 10)
         return CallbackReturn.SUCCESS
 
     def _on_fault(self, msg: UInt8) -> None:

@@ -42,7 +42,6 @@ class ForwardControllersBase(ControllerInterface):
         self.parameters = ControllerParameters(self.get_node(), self.schema)
         self.command_names: list[str] = []
         self._box: RealtimeBox[tuple[float, ...] | None] = RealtimeBox(None)
-        self._subscription = None
         return CallbackReturn.SUCCESS
 
     def interface_names(self, params: Any) -> list[str]:
@@ -62,16 +61,7 @@ class ForwardControllersBase(ControllerInterface):
         except ValueError as exc:
             self.get_node().get_logger().error(str(exc))
             return CallbackReturn.ERROR
-        if self._subscription is None:
-            self._subscription = self.get_node().create_subscription(
-                self.message_type, self.topic, self._on_command, 10
-            )
-        return CallbackReturn.SUCCESS
-
-    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        if self._subscription is not None:
-            self.get_node().destroy_subscription(self._subscription)
-            self._subscription = None
+        self.get_node().create_subscription(self.message_type, self.topic, self._on_command, 10)
         return CallbackReturn.SUCCESS
 
     def command_interface_configuration(self) -> InterfaceConfiguration:

@@ -77,7 +77,6 @@ class _JointPidController(ControllerInterface):
         self.joint_name = ''
         #: The latest valid command, (setpoint, velocity setpoint or NaN), for the loop.
         self.command_box: RealtimeBox[tuple[float, float]] = RealtimeBox((_NAN, _NAN))
-        self._subscriptions: list[Any] = []
         self._state_pub: Any = None
         self._state_rt: RealtimePublisher | None = None
         self._gains_error = ''
@@ -99,7 +98,7 @@ class _JointPidController(ControllerInterface):
             log.error(str(exc))
             return CallbackReturn.ERROR
         node = self.get_node()
-        self._subscriptions = [node.create_subscription(Float64, '~/command', self._on_command, 10)]
+        node.create_subscription(Float64, '~/command', self._on_command, 10)
         self._create_extra_subscriptions()
         self._state_pub = node.create_publisher(JointControllerState, '~/state', 1)
         return CallbackReturn.SUCCESS
@@ -109,16 +108,6 @@ class _JointPidController(ControllerInterface):
 
     def _create_extra_subscriptions(self) -> None:
         """Hook for subscriptions beyond ``~/command``."""
-
-    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        node = self.get_node()
-        for sub in self._subscriptions:
-            node.destroy_subscription(sub)
-        self._subscriptions = []
-        if self._state_pub is not None:
-            node.destroy_publisher(self._state_pub)
-            self._state_pub = None
-        return CallbackReturn.SUCCESS
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
         return InterfaceConfiguration.individual([f'{self.joint_name}/{self.output_interface}'])
@@ -221,10 +210,8 @@ class _JointPositionPid(_JointPidController):
         self.core = PositionPid(self.joint, gains)
 
     def _create_extra_subscriptions(self) -> None:
-        self._subscriptions.append(
-            self.get_node().create_subscription(
-                Float64MultiArray, '~/command_with_velocity', self._on_command_with_velocity, 10
-            )
+        self.get_node().create_subscription(
+            Float64MultiArray, '~/command_with_velocity', self._on_command_with_velocity, 10
         )
 
     def _on_command_with_velocity(self, msg: Float64MultiArray) -> None:

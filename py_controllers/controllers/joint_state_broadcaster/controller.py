@@ -50,7 +50,6 @@ class JointStateBroadcaster(ControllerInterface):
         self.parameters = ControllerParameters(
             self.get_node(), Path(__file__).parent / 'joint_state_broadcaster_parameters.yaml'
         )
-        self._pubs: list[Any] = []
         return CallbackReturn.SUCCESS
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
@@ -71,13 +70,6 @@ class JointStateBroadcaster(ControllerInterface):
             self._dynamic_pub = node.create_publisher(
                 DynamicJointState, f'{prefix}dynamic_joint_states', 10
             )
-        self._pubs = [p for p in (self._joint_pub, self._dynamic_pub) if p is not None]
-        return CallbackReturn.SUCCESS
-
-    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        for pub in self._pubs:
-            self.get_node().destroy_publisher(pub)
-        self._pubs = []
         return CallbackReturn.SUCCESS
 
     def state_interface_configuration(self) -> InterfaceConfiguration:

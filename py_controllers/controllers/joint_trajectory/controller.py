@@ -118,7 +118,6 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
                 {f'gains.{j}.': p.gains[j] for j in p.joints if j in p.gains}
             ),
         )
-        self._entities: list[tuple[str, Any]] = []
         self._monitor: GoalMonitor | None = None
         self._box: RealtimeBox[LoopCommand | None] = RealtimeBox(None)
         self._goal: MonitoredGoal | None = None  # the executor side's active goal
@@ -276,24 +275,11 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
     def _create_ros_entities(self, params: Any) -> None:
         node = self.get_node()
         name = node.get_name()
-        entities: list[tuple[str, Any]] = [
-            (
-                'subscription',
-                node.create_subscription(
-                    JointTrajectory, '~/joint_trajectory', self._on_trajectory, 10
-                ),
-            ),
-            (
-                'service',
-                node.create_service(
-                    QueryTrajectoryState, f'{name}/query_state', self._on_query_state
-                ),
-            ),
-        ]
+        node.create_subscription(JointTrajectory, '~/joint_trajectory', self._on_trajectory, 10)
+        node.create_service(QueryTrajectoryState, f'{name}/query_state', self._on_query_state)
         self._state_pub = node.create_publisher(
             JointTrajectoryControllerState, '~/controller_state', 10
         )
-        entities.append(('publisher', self._state_pub))
         self._scaling = 1.0
         self._scaling_cmd_value = 1.0
         if not (self.has_vel_cmd or self.has_acc_cmd or self.has_eff_cmd):
@@ -302,13 +288,8 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
                 reliability=ReliabilityPolicy.RELIABLE,
                 durability=DurabilityPolicy.TRANSIENT_LOCAL,
             )
-            entities.append(
-                (
-                    'subscription',
-                    node.create_subscription(
-                        SpeedScalingFactor, '~/speed_scaling_input', self._on_scaling, qos
-                    ),
-                )
+            node.create_subscription(
+                SpeedScalingFactor, '~/speed_scaling_input', self._on_scaling, qos
             )
             self._scaling = self._scaling_cmd_value = float(
                 params.speed_scaling.initial_scaling_factor
@@ -330,32 +311,20 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
             feedback_rate_hz=float(params.action_monitor_rate),
             following=self._loop_follows,
         )
-        self._entities = entities
-
-    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        self._destroy_ros_entities()
-        return CallbackReturn.SUCCESS
+        # goes first (newest first) when the configured entities go: no goal without a result
+        node.destroy_on_cleanup(self._close_monitor)
 
     def on_error(self, previous_state: Any) -> CallbackReturn:
         self._active = False
         self._active_goal = None
         self._trajectory = None
-        self._destroy_ros_entities()
         return CallbackReturn.SUCCESS
 
-    def on_shutdown(self, previous_state: Any) -> CallbackReturn:
-        self._destroy_ros_entities()
-        return CallbackReturn.SUCCESS
-
-    def _destroy_ros_entities(self) -> None:
-        node = self.get_node()
+    def _close_monitor(self) -> None:
         self._goal = None
         monitor, self._monitor = self._monitor, None
-        if monitor is not None:  # no goal is left without a terminal state
+        if monitor is not None:
             monitor.close((_Result.INVALID_GOAL, 'Controller cleaned up.'))
-        for kind, entity in self._entities:
-            getattr(node, f'destroy_{kind}')(entity)
-        self._entities = []
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
         names = [f'{j}/{i}' for j in self.command_joints for i in self._command_interfaces]

@@ -85,7 +85,6 @@ class PidController(ChainableControllerInterface):
         self.measured_state_box: RealtimeBox[_Values | None] = RealtimeBox(None)
         #: The jazzy feed-forward switch (service / enable_feedforward); read by the loop.
         self.feedforward_enabled = True
-        self._entities: list[tuple[str, Any]] = []
         self._gains_error = ''
         return CallbackReturn.SUCCESS
 
@@ -132,50 +131,26 @@ class PidController(ChainableControllerInterface):
 
     def _create_ros_entities(self, params: Any) -> None:
         node = self.get_node()
-        entities: list[tuple[str, Any]] = [
-            (
-                'subscription',
-                node.create_subscription(
-                    MultiDOFCommand, '~/reference', self._on_reference, _INPUT_QOS
-                ),
-            ),
-            (
-                'service',
-                node.create_service(
-                    SetBool,
-                    '~/set_feedforward_control',
-                    self._on_set_feedforward,
-                    qos_profile=qos_profile_services_default,
-                ),
-            ),
-        ]
+        node.create_subscription(MultiDOFCommand, '~/reference', self._on_reference, _INPUT_QOS)
+        node.create_service(
+            SetBool,
+            '~/set_feedforward_control',
+            self._on_set_feedforward,
+            qos_profile=qos_profile_services_default,
+        )
         if self.external_states:
-            entities.append(
-                (
-                    'subscription',
-                    node.create_subscription(
-                        MultiDOFCommand, '~/measured_state', self._on_measured_state, _INPUT_QOS
-                    ),
-                )
+            node.create_subscription(
+                MultiDOFCommand, '~/measured_state', self._on_measured_state, _INPUT_QOS
             )
         self._state_pub = node.create_publisher(MultiDOFStateStamped, '~/controller_state', 10)
-        entities.append(('publisher', self._state_pub))
-        self._pid_state_pubs: list[Any] = []
-        for name in self.dof_names:
-            pub = None
-            if params.gains[name].activate_state_publisher:
-                pub = node.create_publisher(
-                    PidState, f'~/{name}/pid_state', qos_profile_sensor_data
-                )
-                entities.append(('publisher', pub))
-            self._pid_state_pubs.append(pub)
-        self._entities = entities
+        self._pid_state_pubs: list[Any] = [
+            node.create_publisher(PidState, f'~/{name}/pid_state', qos_profile_sensor_data)
+            if params.gains[name].activate_state_publisher
+            else None
+            for name in self.dof_names
+        ]
 
     def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        node = self.get_node()
-        for kind, entity in self._entities:
-            getattr(node, f'destroy_{kind}')(entity)
-        self._entities = []
         self.dofs = []
         return CallbackReturn.SUCCESS
 
