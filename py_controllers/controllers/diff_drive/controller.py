@@ -139,7 +139,7 @@ class DiffDriveController(ChainableControllerInterface):
             log.error(f'invalid speed limits: {exc}')
             return CallbackReturn.ERROR
         self._make_odometry(params)
-        self._create_ros_interfaces(params)
+        self._create_ros_entities(params)
         return CallbackReturn.SUCCESS
 
     def _make_odometry(self, p: Any) -> None:
@@ -153,7 +153,7 @@ class DiffDriveController(ChainableControllerInterface):
             velocity_rolling_window_size=p.velocity_rolling_window_size,
         )
 
-    def _create_ros_interfaces(self, p: Any) -> None:
+    def _create_ros_entities(self, p: Any) -> None:
         node = self.get_node()
         prefix = frame_prefix(p, node.get_namespace())
         odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
@@ -338,7 +338,7 @@ class DiffDriveController(ChainableControllerInterface):
         pose = self.pose_requests.take_rt()
         if pose is not None:
             self.odometry.set_pose(*pose)
-        if not self._update_odometry(linear, angular, dt):
+        if not self._update_odometry_rt(linear, angular, dt):
             return ReturnType.ERROR
         params = self.parameters.params
         now_ns = time.nanoseconds
@@ -348,7 +348,7 @@ class DiffDriveController(ChainableControllerInterface):
             or now_ns - self._last_publish_ns >= self._publish_period_ns
         ):
             self._last_publish_ns = now_ns
-            self._publish_odometry(now_ns, params.enable_odom_tf)
+            self._publish_odometry_rt(now_ns, params.enable_odom_tf)
         if params.publish_limited_velocity and self._cmd_out_rt.trylock():
             out = self._cmd_out_rt.msg
             set_stamp(out.header.stamp, now_ns)
@@ -364,7 +364,7 @@ class DiffDriveController(ChainableControllerInterface):
             handle.value = right
         return ReturnType.OK
 
-    def _update_odometry(self, linear: float, angular: float, dt: float) -> bool:
+    def _update_odometry_rt(self, linear: float, angular: float, dt: float) -> bool:
         """False when feedback is NaN (the manager then deactivates the controller)."""
         params = self.parameters.params
         if params.open_loop:
@@ -380,7 +380,7 @@ class DiffDriveController(ChainableControllerInterface):
             self.odometry.update_from_velocity(left, right, dt)
         return True
 
-    def _publish_odometry(self, now_ns: int, with_tf: bool) -> None:
+    def _publish_odometry_rt(self, now_ns: int, with_tf: bool) -> None:
         odom = self.odometry
         rt = self._odom_rt
         if rt.trylock():

@@ -168,7 +168,7 @@ class _JointPidController(ControllerInterface):
                 throttle_duration_sec=1.0,
             )
 
-    def _fill_gains(self, msg: JointControllerState) -> None:
+    def _fill_gains_rt(self, msg: JointControllerState) -> None:
         gains = self.core.pid.get_gains()
         msg.p = gains.p
         msg.i = gains.i
@@ -191,7 +191,7 @@ class _JointPidController(ControllerInterface):
         msg.error = core.error
         msg.time_step = dt_s
         msg.command = core.command
-        self._fill_gains(msg)
+        self._fill_gains_rt(msg)
         rt.unlock_and_publish()
 
 
