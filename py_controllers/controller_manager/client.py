@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import signal
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import controller_manager_msgs.srv as cm_srv
@@ -24,6 +24,7 @@ from lifecycle_msgs.msg import State
 from rcl_interfaces.srv import SetParameters
 from rclpy.node import Node
 from rclpy.parameter import Parameter
+from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 from std_srvs.srv import Trigger
 
@@ -93,6 +94,27 @@ def split_command_line(prog: str, argv: list[str]) -> tuple[list[str], list[str]
     """
     full = [prog, *argv]
     return remove_ros_args(args=full)[1:], full
+
+
+def run_command_line_tool(
+    node_name: str, ros_argv: list[str], stop: SignalStop, work: Callable[[Node], bool]
+) -> int:
+    """Run a command-line tool's `work(node)` with rclpy up: 0 when it returns True, 1 when
+    it returns False or a service fails (logged), 128 + signal number when interrupted."""
+    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
+    node = Node(node_name)
+    try:
+        return 0 if work(node) else 1
+    except ServiceError as exc:
+        node.get_logger().error(str(exc))
+        return 1
+    except Interrupted as exc:
+        assert stop.signum is not None
+        node.get_logger().warning(f'{stop.name} received {exc}: exiting')
+        return 128 + stop.signum
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
 
 
 def resolve_manager_name(node: Node, name: str) -> str:

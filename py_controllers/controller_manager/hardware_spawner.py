@@ -26,15 +26,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-import rclpy
 from rclpy.node import Node
-from rclpy.signals import SignalHandlerOptions
 
 from py_controllers.controller_manager.client import (
     ControllerManagerClient,
-    Interrupted,
-    ServiceError,
     SignalStop,
+    run_command_line_tool,
     split_command_line,
 )
 
@@ -123,27 +120,17 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(own)
     # before anything waits: from now on a signal only sets the flag that every wait polls
     stop = SignalStop().install()
-    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
-    node = Node(NODE_NAME)
-    try:
+
+    def work(node: Node) -> bool:
         cm = ControllerManagerClient(
             node,
             args.controller_manager,
             wait_timeout_s=args.controller_manager_timeout,
             stop=stop,
         )
-        ok = HardwareSpawner(cm, args.activate).run(args.hardware_component_names)
-        return 0 if ok else 1
-    except ServiceError as exc:
-        node.get_logger().error(str(exc))
-        return 1
-    except Interrupted as exc:
-        assert stop.signum is not None
-        node.get_logger().warning(f'{stop.name} received {exc}: exiting')
-        return 128 + stop.signum
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        return HardwareSpawner(cm, args.activate).run(args.hardware_component_names)
+
+    return run_command_line_tool(NODE_NAME, ros_argv, stop, work)
 
 
 if __name__ == '__main__':

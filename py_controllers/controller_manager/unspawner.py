@@ -12,16 +12,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-import rclpy
 from rclpy.node import Node
-from rclpy.signals import SignalHandlerOptions
 
 from py_controllers.controller_manager.client import (
     STRICT,
     ControllerManagerClient,
-    Interrupted,
-    ServiceError,
     SignalStop,
+    run_command_line_tool,
     split_command_line,
 )
 
@@ -37,10 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(own)
     # a signal only sets the flag that every wait of the client polls
     stop = SignalStop().install()
-    rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
-    node = Node(f'unspawner_{args.controller_names[0]}'.replace('/', '_'))
-    ok = True
-    try:
+
+    def work(node: Node) -> bool:
         cm = ControllerManagerClient(
             node, args.controller_manager, wait_timeout_s=args.controller_manager_timeout, stop=stop
         )
@@ -52,22 +47,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             if not switched:
                 node.get_logger().error(f'failed to deactivate {active}: {message}')
-                ok = False
+                return False
         for name in args.controller_names:
-            if ok and not cm.unload_controller(name):
+            if not cm.unload_controller(name):
                 node.get_logger().error(f"failed to unload '{name}'")
-                ok = False
-    except ServiceError as exc:
-        node.get_logger().error(str(exc))
-        ok = False
-    except Interrupted as exc:
-        assert stop.signum is not None
-        node.get_logger().warning(f'{stop.name} received {exc}: exiting')
-        return 128 + stop.signum
-    finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
-    return 0 if ok else 1
+                return False
+        return True
+
+    name = f'unspawner_{args.controller_names[0]}'.replace('/', '_')
+    return run_command_line_tool(name, ros_argv, stop, work)
 
 
 if __name__ == '__main__':
