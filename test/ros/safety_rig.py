@@ -3,6 +3,7 @@ revolute joints, and controllers that misbehave in one named way each."""
 
 from __future__ import annotations
 
+from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
@@ -12,6 +13,33 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_manager.node import ControllerManagerRuntime
+
+STRICT = 2
+
+
+def start(manager, name, type_name='Commanding', **params):
+    """Load controller `name` of `safety/<type_name>`, set its parameters, configure and
+    activate it; the controller object."""
+    ok, msg = manager.load_controller(name, f'safety/{type_name}')
+    assert ok, msg
+    ctrl = manager.controllers[name].controller
+    ctrl.get_node().set_parameters([Parameter(k, value=v) for k, v in params.items()])
+    ok, msg = manager.configure_controller(name)
+    assert ok, msg
+    ok, msg = manager.switch_controller([name], [], STRICT)
+    assert ok, msg
+    return ctrl
+
+
+def running_manager(harness, urdf, **params):
+    """A manager with its real loop at 100 Hz (default scheduler) in `harness`'s process."""
+    overrides = {'robot_description': urdf, 'update_rate': 100, 'thread_priority': 0, **params}
+    return ControllerManagerRuntime(
+        harness.executor,
+        context=harness.context,
+        parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()],
+    )
 
 
 def robot(

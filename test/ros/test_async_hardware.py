@@ -2,10 +2,8 @@
 the rest of the robot nothing; failures still reach the manager."""
 
 import pytest
-from rclpy.parameter import Parameter
-from safety_rig import robot
+from safety_rig import robot, running_manager, start
 
-from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.testing import RosHarness
 
@@ -16,28 +14,6 @@ STRICT = 2
 def harness():
     with RosHarness('async_hw') as h:
         yield h
-
-
-def manager_node(harness, urdf):
-    return ControllerManagerRuntime(
-        harness.executor,
-        context=harness.context,
-        parameter_overrides=[
-            Parameter('robot_description', value=urdf),
-            Parameter('update_rate', value=100),
-            Parameter('thread_priority', value=0),
-        ],
-    )
-
-
-def start(manager, name, interfaces):
-    assert manager.load_controller(name, 'safety/Commanding')[0]
-    ctrl = manager.controllers[name].controller
-    ctrl.get_node().set_parameters([Parameter('interfaces', value=interfaces)])
-    assert manager.configure_controller(name)[0]
-    ok, msg = manager.switch_controller([name], [], STRICT)
-    assert ok, msg
-    return ctrl
 
 
 @pytest.mark.parametrize('policy', ['synchronized', 'detached'])
@@ -54,12 +30,12 @@ def test_a_slow_async_component_does_not_slow_the_loop(harness, policy):
         '<hardware><plugin>py_controllers/FaultInjectionSystem</plugin>'
         '<param name="read_delay_s">',
     )
-    node = manager_node(harness, urdf)
+    node = running_manager(harness, urdf)
     try:
         m, stats = node.manager, node.loop.stats
         slow = m.rm.components['Slow'].component
         fast = m.rm.components['Fast'].component
-        start(m, 'slow_cmd', ['j1/velocity'])
+        start(m, 'slow_cmd', interfaces=['j1/velocity'])
         assert harness.spin_until(lambda: stats.cycles > 5)
         with m.cycle_lock:
             cycles0, fast0, slow0, missed0 = (
@@ -87,11 +63,11 @@ def test_an_async_read_error_still_deactivates_the_controllers(harness):
         {'Slow': ({'read_fault_at': 10}, ['j1']), 'Fast': ({}, ['j2'])},
         attributes={'Slow': 'is_async="true"'},
     )
-    node = manager_node(harness, urdf)
+    node = running_manager(harness, urdf)
     try:
         m = node.manager
-        start(m, 'slow_cmd', ['j1/velocity'])
-        fast_cmd = start(m, 'fast_cmd', ['j2/velocity'])
+        start(m, 'slow_cmd', interfaces=['j1/velocity'])
+        fast_cmd = start(m, 'fast_cmd', interfaces=['j2/velocity'])
         assert harness.spin_until(lambda: m.state_of('slow_cmd') == S.INACTIVE)
         assert m.supervisor.transitions.wait_idle(10.0)
         assert m.rm.components['Slow'].state == S.UNCONFIGURED  # on_error recovered
@@ -106,7 +82,7 @@ def test_an_unknown_scheduling_policy_is_refused(harness, capfd):
     urdf = robot({'Slow': ({}, ['j1'])}, attributes={'Slow': 'is_async="true"'}).replace(
         '<hardware>', '<properties><async scheduling_policy="whenever"/></properties><hardware>'
     )
-    node = manager_node(harness, urdf)
+    node = running_manager(harness, urdf)
     try:
         assert node.services is None  # the description was refused: waiting for another
         assert "scheduling_policy 'whenever' is not one of" in capfd.readouterr().err

@@ -8,11 +8,10 @@ import rclpy
 from controller_manager_msgs.srv import ListHardwareComponents, SetHardwareComponentState
 from lifecycle_msgs.msg import State
 from rclpy.parameter import Parameter
-from safety_rig import robot
+from safety_rig import robot, running_manager, start
 from std_msgs.msg import Float64MultiArray, UInt8
 from std_srvs.srv import Trigger
 
-from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.testing import RosHarness, SteppedManager
 
@@ -27,19 +26,6 @@ def harness():
 
 def stepped(harness, components):
     return SteppedManager(harness, robot(components))
-
-
-def start(manager, name, type_name, **params):
-    """Load `name`, set its parameters, configure and activate it."""
-    ok, msg = manager.load_controller(name, f'safety/{type_name}')
-    assert ok, msg
-    ctrl = manager.controllers[name].controller
-    ctrl.get_node().set_parameters([Parameter(k, value=v) for k, v in params.items()])
-    ok, msg = manager.configure_controller(name)
-    assert ok, msg
-    ok, msg = manager.switch_controller([name], [], STRICT)
-    assert ok, msg
-    return ctrl
 
 
 def component(manager, name):
@@ -350,15 +336,8 @@ def test_a_slow_activation_does_not_stall_the_rest(harness):
             'Fast': ({}, ['j2']),
         }
     )
-    node = ControllerManagerRuntime(
-        harness.executor,
-        context=harness.context,
-        parameter_overrides=[
-            Parameter('robot_description', value=urdf),
-            Parameter('update_rate', value=100),
-            Parameter('thread_priority', value=0),
-            Parameter('hardware_components_initial_state.inactive', value=['Slow']),
-        ],
+    node = running_manager(
+        harness, urdf, **{'hardware_components_initial_state.inactive': ['Slow']}
     )
     try:
         m, stats = node.manager, node.loop.stats
