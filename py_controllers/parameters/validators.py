@@ -137,34 +137,25 @@ def _subset_of(param: ParamView, valid: tuple[Any, ...]) -> str:
     return ''
 
 
-def _element_bounds(param: ParamView, lower: Any, upper: Any) -> str:
+def _first_element_outside(param: ParamView, lower: Any, upper: Any, requirement: str) -> str:
+    """The message for the first element below `lower` or above `upper` (None: no bound)."""
     for value in param.value:
-        if value < lower or value > upper:
-            return (
-                f"Value '{_fmt(value)}' in parameter '{param.name}' "
-                f"must be within bounds '[{_fmt(lower)}, {_fmt(upper)}]'"
-            )
+        if (lower is not None and value < lower) or (upper is not None and value > upper):
+            return f"Value '{_fmt(value)}' in parameter '{param.name}' must be {requirement}"
     return ''
+
+
+def _element_bounds(param: ParamView, lower: Any, upper: Any) -> str:
+    within = f"within bounds '[{_fmt(lower)}, {_fmt(upper)}]'"
+    return _first_element_outside(param, lower, upper, within)
 
 
 def _lower_element_bounds(param: ParamView, lower: Any) -> str:
-    for value in param.value:
-        if value < lower:
-            return (
-                f"Value '{_fmt(value)}' in parameter '{param.name}' "
-                f"must be above lower bound of '{_fmt(lower)}'"
-            )
-    return ''
+    return _first_element_outside(param, lower, None, f"above lower bound of '{_fmt(lower)}'")
 
 
 def _upper_element_bounds(param: ParamView, upper: Any) -> str:
-    for value in param.value:
-        if value > upper:
-            return (
-                f"Value '{_fmt(value)}' in parameter '{param.name}' "
-                f"must be below upper bound of '{_fmt(upper)}'"
-            )
-    return ''
+    return _first_element_outside(param, None, upper, f"below upper bound of '{_fmt(upper)}'")
 
 
 BUILTIN_VALIDATORS: Mapping[str, Validate] = MappingProxyType(
