@@ -23,22 +23,17 @@ MOCK_BASE = swap_hardware(
 )
 
 
+def diffbot_harness(name, tmp_path, extra_parameter):
+    """A harness whose context carries diffbot_controllers.yaml plus one diff drive setting."""
+    extra = tmp_path / 'extra.yaml'
+    extra.write_text(f'diff_drive_controller:\n  ros__parameters:\n    {extra_parameter}\n')
+    args = ['--ros-args', '--params-file', str(CONFIG / 'diffbot_controllers.yaml')]
+    return RosHarness(name, args=[*args, '--params-file', str(extra)])
+
+
 @pytest.fixture
 def base(tmp_path):
-    extra = tmp_path / 'extra.yaml'
-    extra.write_text(
-        'diff_drive_controller:\n  ros__parameters:\n    publish_limited_velocity: true\n'
-    )
-    harness = RosHarness(
-        'diff_drive_test',
-        args=[
-            '--ros-args',
-            '--params-file',
-            str(CONFIG / 'diffbot_controllers.yaml'),
-            '--params-file',
-            str(extra),
-        ],
-    )
+    harness = diffbot_harness('diff_drive_test', tmp_path, 'publish_limited_velocity: true')
     node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
@@ -362,18 +357,7 @@ def test_cmd_vel_timeout_set_at_run_time_changes_when_the_base_brakes(stepped):
 @pytest.fixture
 def stepped_every_cycle(tmp_path):
     """The stepped base with odometry published on every cycle (publish_rate 100 Hz)."""
-    extra = tmp_path / 'extra.yaml'
-    extra.write_text('diff_drive_controller:\n  ros__parameters:\n    publish_rate: 100.0\n')
-    harness = RosHarness(
-        'diff_drive_every_cycle',
-        args=[
-            '--ros-args',
-            '--params-file',
-            str(CONFIG / 'diffbot_controllers.yaml'),
-            '--params-file',
-            str(extra),
-        ],
-    )
+    harness = diffbot_harness('diff_drive_every_cycle', tmp_path, 'publish_rate: 100.0')
     cm = SteppedManager(harness, MOCK_BASE)
     (ctrl,) = cm.start('diff_drive_controller')
     yield cm, ctrl
