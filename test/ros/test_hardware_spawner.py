@@ -50,20 +50,21 @@ def hardware_spawner(*args: str):
     return result, result.stdout + result.stderr
 
 
-def test_configure_then_activate(manager, ros):
-    result, out = hardware_spawner(COMPONENT, '--configure', *WAIT)
+def drive(manager, ros, action, state):
+    """`hardware_spawner --<action>` succeeds, says so, and the component is in `state`."""
+    result, out = hardware_spawner(COMPONENT, f'--{action}', *WAIT)
     assert result.returncode == 0, out + manager.output()
-    assert f"configured component '{COMPONENT}'. Hardware now in state: inactive." in out
-    assert state_of(ros) == 'inactive'
+    assert f"{action}d component '{COMPONENT}'. Hardware now in state: {state}." in out
+    assert state_of(ros) == state
+
+
+def test_configure_then_activate(manager, ros):
+    drive(manager, ros, 'configure', 'inactive')
     # an inactive component's state interfaces are readable, its commands not claimable yet
     commands, states = ros.manager().list_hardware_interfaces()
     assert all(i.is_available for i in states)
     assert not any(i.is_available for i in commands)
-
-    result, out = hardware_spawner(COMPONENT, '--activate', *WAIT)
-    assert result.returncode == 0, out + manager.output()
-    assert f"activated component '{COMPONENT}'. Hardware now in state: active." in out
-    assert state_of(ros) == 'active'
+    drive(manager, ros, 'activate', 'active')
     commands, _ = ros.manager().list_hardware_interfaces()
     assert all(i.is_available for i in commands)
 

@@ -519,27 +519,28 @@ def entities(node):
     return [len(list(x)) for x in (node.publishers, node.subscriptions, node.services, node.timers)]
 
 
-def test_ros_entities_created_in_configure_go_with_cleanup(cm):
-    _, manager = cm
-    Talker.fail = False
+def talker(manager, *, fail):
+    """A loaded Talker and what its node holds before configure."""
+    Talker.fail = fail
     manager.node.set_parameters([Parameter('talker.type', value='test/Talker')])
     assert manager.load_controller('talker')[0]
     node = manager.controllers['talker'].controller.get_node()
-    base = entities(node)  # what the node has of its own (parameter services, /rosout)
+    return node, entities(node)  # the node's own: parameter services, /rosout
+
+
+def test_ros_entities_created_in_configure_go_with_cleanup(cm):
+    _, manager = cm
+    node, base = talker(manager, fail=False)
     assert manager.configure_controller('talker')[0]
-    assert entities(node) == [base[0] + 1, base[1] + 1, base[2] + 1, base[3] + 1]
+    assert entities(node) == [n + 1 for n in base]  # one of each
     assert manager.cleanup_controller('talker')[0]
     assert entities(node) == base
     assert manager.configure_controller('talker')[0]  # and again: no duplicates
-    assert entities(node) == [base[0] + 1, base[1] + 1, base[2] + 1, base[3] + 1]
+    assert entities(node) == [n + 1 for n in base]
 
 
 def test_ros_entities_of_a_failed_configure_go_at_once(cm):
     _, manager = cm
-    Talker.fail = True
-    manager.node.set_parameters([Parameter('talker.type', value='test/Talker')])
-    assert manager.load_controller('talker')[0]
-    node = manager.controllers['talker'].controller.get_node()
-    base = entities(node)
+    node, base = talker(manager, fail=True)
     assert not manager.configure_controller('talker')[0]
     assert entities(node) == base
