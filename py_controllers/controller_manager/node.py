@@ -17,6 +17,7 @@ from __future__ import annotations
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,7 @@ S = LifecycleStateId
 
 SWITCH_INTERVAL_S = 0.0002
 IDLE_WAKE_S = 0.5
+FAILURE_REPORT_S = 0.5  # after the loop died: time for the ERROR to reach subscribers
 
 DEFAULTS: dict[str, Any] = {
     'update_rate': 100,
@@ -121,7 +123,7 @@ class ControllerManagerRuntime:
         )
         # set when the process should end: a signal, or the loop failing
         self.stop_requested = threading.Event()
-        self._failure_wake = self.node.create_guard_condition(self._report_loop_failure)
+        self._failure_wake = self.node.create_guard_condition(self.report_loop_failure)
         self.services: ManagerServices | None = None
         self._description_sub = None
         description = self.param('robot_description') or ''
@@ -252,7 +254,7 @@ class ControllerManagerRuntime:
         self.stop_requested.set()
         self._failure_wake.trigger()
 
-    def _report_loop_failure(self) -> None:
+    def report_loop_failure(self) -> None:
         if self.services is not None:
             self.services.publish_diagnostics()
 
@@ -306,8 +308,12 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:  # a failing callback must not take the manager down
                 cm.node.get_logger().error(f'callback failed: {exc!r}')
         if cm.loop.failure is not None:
-            # let the ERROR on /diagnostics go out before the node goes away
-            spin_once_between_cycles(executor, cm.loop.gate, 0.1)
+            # the ERROR on /diagnostics goes out now, from here, and has time to arrive
+            # before the node goes away
+            cm.report_loop_failure()
+            deadline = time.monotonic() + FAILURE_REPORT_S
+            while time.monotonic() < deadline:
+                spin_once_between_cycles(executor, cm.loop.gate, 0.05)
     finally:
         cm.shutdown()
         executor.shutdown()
