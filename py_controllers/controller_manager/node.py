@@ -255,6 +255,7 @@ class ControllerManagerRuntime:
         self._failure_wake.trigger()
 
     def report_loop_failure(self) -> None:
+        """Publish /diagnostics now (ERROR once the loop has failed)."""
         if self.services is not None:
             self.services.publish_diagnostics()
 
