@@ -51,6 +51,32 @@ CONTROLLERS = [
         'py_controllers/FaultInjectionController',
         'fault_injection.controller:FaultInjectionController',
     ),
+    (
+        'position_controllers/GripperActionController',
+        'gripper_action.controller:PositionGripperActionController',
+    ),
+    (
+        'effort_controllers/GripperActionController',
+        'gripper_action.controller:EffortGripperActionController',
+    ),
+    (
+        'parallel_gripper_action_controller/GripperActionController',
+        'parallel_gripper.controller:ParallelGripperActionController',
+    ),
+    ('gpio_controllers/GpioCommandController', 'gpio_command.controller:GpioCommandController'),
+    (
+        'imu_sensor_broadcaster/IMUSensorBroadcaster',
+        'sensor_broadcasters.imu:IMUSensorBroadcaster',
+    ),
+    (
+        'force_torque_sensor_broadcaster/ForceTorqueSensorBroadcaster',
+        'sensor_broadcasters.force_torque:ForceTorqueSensorBroadcaster',
+    ),
+    (
+        'range_sensor_broadcaster/RangeSensorBroadcaster',
+        'sensor_broadcasters.range:RangeSensorBroadcaster',
+    ),
+    ('pose_broadcaster/PoseBroadcaster', 'sensor_broadcasters.pose:PoseBroadcaster'),
 ]
 
 setup(

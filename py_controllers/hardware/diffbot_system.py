@@ -24,10 +24,36 @@ name overrides its default):
     sim_dt                        0.001  s, fixed internal integration step
     max_substeps                  1000   cap on steps per read(); the rest is lost
     noise_seed                    0      seed of the noise generator (same seed, same run)
+
+Sensors (`<sensor>`): an IMU at the midpoint of the driven wheels' axle, with any of the
+ten interfaces `orientation.x .y .z .w`, `angular_velocity.x .y .z`, `linear_acceleration.x
+.y .z` (the IMUSensor semantic component's names). It reads the true (noise-free) wheel
+motion of the simulation, as a base without slip moves:
+
+    yaw                    = r ((q_R - q_R0) - (q_L - q_L0)) / s    (0 at configure)
+    orientation            = (0, 0, sin(yaw / 2), cos(yaw / 2))
+    angular_velocity       = (0, 0, r (w_R - w_L) / s)              (the odometry's)
+    linear_acceleration.x  = change of v = r (w_L + w_R) / 2 over the simulated time
+    linear_acceleration.y  = v * angular_velocity.z                  (centripetal)
+    linear_acceleration.z  = +9.81                                   (gravity's reaction,
+                                                                      as an IMU at rest reads)
+
+with q and w the wheel angles and velocities, r = `wheel_radius`, s = `wheel_separation`.
+Those two `<hardware>` parameters (m, > 0, as the diff drive controller's) are required
+with an IMU; `left_wheel_name` and `right_wheel_name` name the driven wheels (default: the
+first and the second joint, when there are exactly two). Other sensor interfaces are
+refused at init.
+
+    <sensor name="imu">
+      <state_interface name="orientation.x"/> ... <state_interface name="linear_acceleration.z"/>
+    </sensor>
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
@@ -50,6 +76,93 @@ WHEEL_PARAMETERS = {
     'encoder_ticks_per_revolution': 'ticks_per_revolution',
     'velocity_noise_stddev': 'velocity_noise_stddev',
 }
+
+
+# --- sensors: the base's IMU --------------------------------------------------------------
+IMU_INTERFACES = (
+    'orientation.x',
+    'orientation.y',
+    'orientation.z',
+    'orientation.w',
+    'angular_velocity.x',
+    'angular_velocity.y',
+    'angular_velocity.z',
+    'linear_acceleration.x',
+    'linear_acceleration.y',
+    'linear_acceleration.z',
+)
+STANDARD_GRAVITY = 9.81  # m/s^2, what an IMU at rest reads on z (REP 145)
+
+
+@dataclass(frozen=True)
+class BaseImuModel:
+    """The motion of a differential drive base from its two driven wheels (no slip)."""
+
+    left: int  # wheel indices
+    right: int
+    wheel_radius_m: float
+    wheel_separation_m: float
+
+    def yaw(self, positions: Sequence[float], start: Sequence[float]) -> float:
+        """Heading change since the wheels were at `start`, rad."""
+        turned = (positions[self.right] - start[self.right]) - (
+            positions[self.left] - start[self.left]
+        )
+        return self.wheel_radius_m * turned / self.wheel_separation_m
+
+    def yaw_rate(self, velocities: Sequence[float]) -> float:
+        """Angular velocity about z, rad/s."""
+        spread = velocities[self.right] - velocities[self.left]
+        return self.wheel_radius_m * spread / self.wheel_separation_m
+
+    def forward_velocity(self, velocities: Sequence[float]) -> float:
+        """Linear velocity of the axle's midpoint, m/s."""
+        return self.wheel_radius_m * 0.5 * (velocities[self.left] + velocities[self.right])
+
+
+def base_imu(
+    info: Any, hw: dict[str, str], joint_names: list[str]
+) -> tuple[BaseImuModel | None, list[tuple[str, int]]]:
+    """The IMU model and its outputs (full interface name, index in IMU_INTERFACES) for the
+    `<sensor>`s of `info`; (None, []) without sensors. Raises ValueError naming the problem."""
+    outputs: list[tuple[str, int]] = []
+    for sensor in getattr(info, 'sensors', None) or []:
+        where = f"sensor '{sensor.name}'"
+        for itf in sensor.state_interfaces:
+            if itf.name not in IMU_INTERFACES:
+                raise ValueError(
+                    f"{where}: state interface '{itf.name}' is not simulated; "
+                    f'py_controllers/DiffBotSystem simulates an IMU ({", ".join(IMU_INTERFACES)})'
+                )
+            outputs.append((f'{sensor.name}/{itf.name}', IMU_INTERFACES.index(itf.name)))
+    if not outputs:
+        return None, []
+    where = f"hardware '{info.name}' (for its IMU)"
+    geometry = {}
+    for name in ('wheel_radius', 'wheel_separation'):
+        value = float_param(hw, name, math.nan, where)
+        if not (math.isfinite(value) and value > 0.0):
+            raise ValueError(
+                f"{where}: parameter '{name}' must be a number > 0 (m), got {hw.get(name)!r}"
+            )
+        geometry[name] = value
+    wheels = []
+    for side, fallback in (('left', 0), ('right', 1)):
+        name = hw.get(f'{side}_wheel_name') or (
+            joint_names[fallback] if len(joint_names) == 2 else ''
+        )
+        if name not in joint_names:
+            raise ValueError(
+                f"{where}: parameter '{side}_wheel_name' must name one of the joints "
+                f'{joint_names}, got {name!r}'
+            )
+        wheels.append(joint_names.index(name))
+    if wheels[0] == wheels[1]:
+        raise ValueError(f'{where}: the left and the right wheel are the same joint')
+    model = BaseImuModel(
+        wheels[0], wheels[1], geometry['wheel_radius'], geometry['wheel_separation']
+    )
+    return model, outputs
 
 
 class DiffBotSystem(SimulatedComponent):
@@ -99,6 +212,7 @@ class DiffBotSystem(SimulatedComponent):
             self.joint_names.append(joint.name)
             self.wheel_params.append(params)
             self._initial_positions.append(initial_state(joint, HW_IF_POSITION))
+        self.imu_model, self._imu_spec = base_imu(info, hw, self.joint_names)
 
     # --- lifecycle ----------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
@@ -118,6 +232,7 @@ class DiffBotSystem(SimulatedComponent):
         self._position_handles = [self.state_interfaces[f'{j}/position'] for j in self.joint_names]
         self._velocity_handles = [self.state_interfaces[f'{j}/velocity'] for j in self.joint_names]
         self._feeds: list[tuple[int, Handle]] = []
+        self._configure_imu()
         self._sync()
         self._publish()
         return CallbackReturn.SUCCESS
@@ -153,3 +268,40 @@ class DiffBotSystem(SimulatedComponent):
             handle.value = positions[i]
         for i, handle in enumerate(self._velocity_handles):
             handle.value = velocities[i]
+        self._publish_imu_rt()
+
+    # --- sensors: the IMU ---------------------------------------------------------------
+    def _configure_imu(self) -> None:
+        """Resolve the IMU's handles; its heading starts at 0 with the wheels where they are."""
+        self._imu_outputs = [(self.state_interfaces[name], k) for name, k in self._imu_spec]
+        self._imu_start = list(self.dynamics.position)
+        self._imu_elapsed_ns = 0
+        self._imu_forward_velocity = 0.0
+        self._imu_values = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, STANDARD_GRAVITY]
+
+    def _publish_imu_rt(self) -> None:
+        """The IMU's readings from the wheels' true state (see the module docstring)."""
+        model = self.imu_model
+        if model is None:
+            return
+        dyn = self.dynamics
+        yaw = model.yaw(dyn.position, self._imu_start)
+        yaw_rate = model.yaw_rate(dyn.velocity)
+        forward = model.forward_velocity(dyn.velocity)
+        elapsed_s = self._imu_elapsed_ns * 1e-9
+        self._imu_elapsed_ns = 0
+        values = self._imu_values
+        if elapsed_s > 0.0:
+            values[7] = (forward - self._imu_forward_velocity) / elapsed_s
+        self._imu_forward_velocity = forward
+        values[2] = math.sin(0.5 * yaw)
+        values[3] = math.cos(0.5 * yaw)
+        values[6] = yaw_rate
+        values[8] = forward * yaw_rate
+        for handle, k in self._imu_outputs:
+            handle.value = values[k]
+
+    def read(self, time: Any, period: Any) -> ReturnType:
+        """As SimulatedComponent.read(); the IMU counts the time its acceleration spans."""
+        self._imu_elapsed_ns += period.nanoseconds
+        return super().read(time, period)

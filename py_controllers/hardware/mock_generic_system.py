@@ -4,6 +4,14 @@ With `calculate_dynamics` the joints integrate instead, in the mode selected by 
 command interface the active controller claims: position (velocity and acceleration
 are differentiated), velocity (position integrated) or acceleration (both integrated).
 Parameters and rules follow ros2_control's mock component.
+
+GPIOs (`<gpio>`), as upstream: each command interface with a state interface of the same
+name is looped back to it in read() (NaN: no command yet, the state keeps its value; an
+infinite command makes read() return ERROR). A state interface without such a command
+(an input) keeps its `initial_value` (NaN without one) unless `mock_gpio_commands` is
+true: then every gpio state interface gets a command interface of its name to set it
+from a controller. Joint states without an initial_value start at 0; gpio states stay NaN
+until commanded, as upstream.
 """
 
 from __future__ import annotations
@@ -79,7 +87,10 @@ class GenericSystem(SystemInterface):
         return handles
 
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        gpio_states = {f'{g.name}/{i.name}' for g in self.info.gpios for i in g.state_interfaces}
         for handle in self.state_interfaces.values():
+            if handle.name in gpio_states:
+                continue  # as upstream: a gpio state without initial_value stays NaN
             if handle.data_type == 'double' and math.isnan(handle.value):
                 handle.value = 0.0
         self._resolve()

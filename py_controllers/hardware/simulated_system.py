@@ -37,10 +37,52 @@ Limits: position (hard stop), velocity and effort come from `info.limits` (the U
 `<limit>` tightened by the command interfaces' min/max) or, without it, from the
 command interfaces' min/max alone. Initial position and velocity come from the state
 interfaces' `initial_value` (position falls back to the position command's), else 0.
+
+GPIOs (`<gpio>`). A command interface with a state interface of the same name is an
+output (a digital output, say): while the component is active its state takes the last
+finite command in read() (NaN keeps it; infinite makes read() return ERROR, as for joints).
+Every other gpio state interface is an input (an analog input, say) that the simulation
+produces as a function of the simulated time t (the sum of the read() periods since
+configure):
+
+    value(t) = initial_value + amplitude * sin(2 pi frequency t)
+
+with `initial_value` (default 0), `amplitude` (default 0) and `frequency` (Hz, default 0)
+as `<param>`s of the state interface: a constant unless an amplitude is given. An
+output's state starts at its `initial_value`, else 0. For example:
+
+    <gpio name="tool_io">
+      <command_interface name="digital_output"/>
+      <state_interface name="digital_output"/>
+      <state_interface name="analog_input">
+        <param name="initial_value">2.5</param>
+        <param name="amplitude">0.5</param>
+        <param name="frequency">0.2</param>
+      </state_interface>
+    </gpio>
+
+Sensors (`<sensor>`): force-torque sensors, with any of the interfaces `force.x .y .z`,
+`torque.x .y .z` (the ForceTorqueSensor semantic component's names), for a sensor between
+a joint (the wrist) and a tool. A deliberately simple model, not the arm's statics:
+
+    force.z  = -tool_mass * 9.81      the tool's weight, as if the sensor's z axis pointed
+                                      up whatever the arm's pose
+    torque.z = effort of `joint`      the motor effort the simulation applies to that joint
+    force.x, force.y, torque.x, torque.y = 0
+
+with the sensor's `<param>`s `tool_mass` (kg, >= 0, default 0) and `joint` (default: the
+last `<joint>` of the component). Other sensor interfaces are refused at init.
+
+    <sensor name="wrist_ft">
+      <param name="tool_mass">0.5</param>
+      <state_interface name="force.x"/> ... <state_interface name="torque.z"/>
+    </sensor>
 """
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
@@ -54,6 +96,7 @@ from py_controllers.hardware.joint_dynamics import (
 )
 from py_controllers.hardware.simulated_component import SimulatedComponent
 from py_controllers.hardware_interface.handle import Handle
+from py_controllers.hardware_interface.hardware_component import initial_value
 from py_controllers.hardware_interface.types import (
     HW_IF_ACCELERATION,
     HW_IF_EFFORT,
@@ -80,6 +123,101 @@ JOINT_PARAMETERS = {
     'velocity_time_constant': 'velocity_time_constant_s',
     'position_time_constant': 'position_time_constant_s',
 }
+
+
+@dataclass(frozen=True)
+class GpioInput:
+    """A simulated gpio input: `offset + amplitude * sin(2 pi frequency_hz t)`."""
+
+    name: str  # <gpio>/<state_interface>
+    offset: float = 0.0
+    amplitude: float = 0.0
+    frequency_hz: float = 0.0
+
+    def value_at(self, t_s: float) -> float:
+        """The input's value at simulated time `t_s`."""
+        if self.amplitude == 0.0:
+            return self.offset
+        return self.offset + self.amplitude * math.sin(2.0 * math.pi * self.frequency_hz * t_s)
+
+
+def gpio_signals(gpios: Any) -> tuple[list[tuple[str, float]], list[GpioInput]]:
+    """The outputs ((name, initial state)) and inputs of `<gpio>` descriptions.
+
+    Raises ValueError for a parameter that is not a finite number.
+    """
+    outputs: list[tuple[str, float]] = []
+    inputs: list[GpioInput] = []
+    for gpio in gpios:
+        commanded = {itf.name for itf in gpio.command_interfaces}
+        for itf in gpio.state_interfaces:
+            name = f'{gpio.name}/{itf.name}'
+            where = f"gpio state interface '{name}'"
+            own = getattr(itf, 'parameters', None) or {}
+            start = initial_value(itf.initial_value, name)
+            start = 0.0 if math.isnan(start) else start
+            amplitude = float_param(own, 'amplitude', 0.0, where)
+            frequency = float_param(own, 'frequency', 0.0, where)
+            for what, value in (
+                ('initial_value', start),
+                ('amplitude', amplitude),
+                ('frequency', frequency),
+            ):
+                if not math.isfinite(value):
+                    raise ValueError(f"{where}: parameter '{what}' must be finite, got {value}")
+            if itf.name in commanded:
+                outputs.append((name, start))
+            else:
+                inputs.append(GpioInput(name, start, amplitude, frequency))
+    return outputs, inputs
+
+
+# --- sensors: force-torque ----------------------------------------------------------------
+FORCE_TORQUE_INTERFACES = ('force.x', 'force.y', 'force.z', 'torque.x', 'torque.y', 'torque.z')
+STANDARD_GRAVITY = 9.81  # m/s^2
+
+
+@dataclass(frozen=True)
+class ForceTorqueSensorModel:
+    """A simulated wrist force-torque sensor (see the module docstring)."""
+
+    name: str
+    interfaces: tuple[str, ...]  # the subset of FORCE_TORQUE_INTERFACES it has
+    tool_mass_kg: float
+    joint_index: int
+
+    def wrench(self, effort: Any) -> tuple[float, float, float, float, float, float]:
+        """(force x, y, z, torque x, y, z) from the joints' applied efforts."""
+        weight = -self.tool_mass_kg * STANDARD_GRAVITY
+        return (0.0, 0.0, weight, 0.0, 0.0, effort[self.joint_index])
+
+
+def force_torque_sensors(sensors: Any, joint_names: list[str]) -> list[ForceTorqueSensorModel]:
+    """The force-torque sensor models of `<sensor>` descriptions; ValueError naming the
+    sensor and the parameter or interface at fault."""
+    models = []
+    for sensor in sensors:
+        where = f"sensor '{sensor.name}'"
+        names = tuple(itf.name for itf in sensor.state_interfaces)
+        for name in names:
+            if name not in FORCE_TORQUE_INTERFACES:
+                raise ValueError(
+                    f"{where}: state interface '{name}' is not simulated; "
+                    'py_controllers/SimulatedSystem simulates force-torque sensors '
+                    f'({", ".join(FORCE_TORQUE_INTERFACES)})'
+                )
+        own = getattr(sensor, 'parameters', None) or {}
+        mass = float_param(own, 'tool_mass', 0.0, where)
+        if not (math.isfinite(mass) and mass >= 0.0):
+            raise ValueError(f"{where}: parameter 'tool_mass' must be finite and >= 0")
+        joint = own.get('joint') or (joint_names[-1] if joint_names else '')
+        if joint not in joint_names:
+            raise ValueError(
+                f"{where}: parameter 'joint' must name one of the joints {joint_names}, "
+                f'got {joint!r}'
+            )
+        models.append(ForceTorqueSensorModel(sensor.name, names, mass, joint_names.index(joint)))
+    return models
 
 
 class SimulatedSystem(SimulatedComponent):
@@ -124,6 +262,10 @@ class SimulatedSystem(SimulatedComponent):
             self.joint_params.append(params)
             self._initial_positions.append(initial_state(joint, HW_IF_POSITION, True))
             self._initial_velocities.append(initial_state(joint, HW_IF_VELOCITY))
+        self._gpio_output_spec, self._gpio_input_spec = gpio_signals(getattr(info, 'gpios', []))
+        self._force_torque_models = force_torque_sensors(
+            getattr(info, 'sensors', None) or [], self.joint_names
+        )
 
     # --- lifecycle ----------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
@@ -151,9 +293,48 @@ class SimulatedSystem(SimulatedComponent):
                 if handle is not None:
                     self._outputs.append((handle, k, i))
         self._feeds: list[tuple[int, Handle]] = []
+        self._configure_sensors()
         self._sync()
         self._publish()
+        self._configure_gpios()
         return CallbackReturn.SUCCESS
+
+    # --- gpios ----------------------------------------------------------------------
+    def _configure_gpios(self) -> None:
+        """Resolve the gpio handles once and put every gpio state at its value at t = 0."""
+        states, commands = self.state_interfaces, self.command_interfaces
+        self._gpio_time_ns = 0
+        self._gpio_outputs: list[tuple[Handle, Handle]] = []
+        for name, start in self._gpio_output_spec:
+            states[name].value = start
+            self._gpio_outputs.append((commands[name], states[name]))
+        self._gpio_inputs = [(states[s.name], s) for s in self._gpio_input_spec]
+        for handle, signal in self._gpio_inputs:
+            handle.value = signal.value_at(0.0)
+
+    def _read_gpios_rt(self, period_ns: int) -> ReturnType:
+        """Outputs follow their commands (while active); inputs move on by `period_ns`."""
+        if self._active:
+            for command, state in self._gpio_outputs:
+                value = command.value
+                if value != value:  # NaN: no command yet, keep the state
+                    continue
+                if math.isinf(value):
+                    self._log().error(f"'{command.name}' is infinite; refusing to simulate it")
+                    return ReturnType.ERROR
+                state.value = value
+        self._gpio_time_ns += period_ns
+        t_s = self._gpio_time_ns * 1e-9
+        for handle, signal in self._gpio_inputs:
+            handle.value = signal.value_at(t_s)
+        return ReturnType.OK
+
+    def read(self, time: Any, period: Any) -> ReturnType:
+        """Joints as in SimulatedComponent.read(), then the gpios."""
+        result = super().read(time, period)
+        if result != ReturnType.OK:
+            return result
+        return self._read_gpios_rt(period.nanoseconds)
 
     # --- command modes ------------------------------------------------------------
     def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
@@ -225,3 +406,23 @@ class SimulatedSystem(SimulatedComponent):
         arrays = (dyn.position, dyn.velocity, dyn.effort, dyn.acceleration)
         for handle, k, i in self._outputs:
             handle.value = arrays[k][i]
+        self._publish_sensors_rt()
+
+    # --- sensors --------------------------------------------------------------------------
+    def _configure_sensors(self) -> None:
+        """Resolve the force-torque sensors' handles once."""
+        self._sensor_outputs = []
+        for model in self._force_torque_models:
+            handles = [
+                (self.state_interfaces[f'{model.name}/{itf}'], FORCE_TORQUE_INTERFACES.index(itf))
+                for itf in model.interfaces
+            ]
+            self._sensor_outputs.append((model, handles))
+
+    def _publish_sensors_rt(self) -> None:
+        """Write every sensor's readings from the joints' new state."""
+        effort = self.dynamics.effort
+        for model, handles in self._sensor_outputs:
+            wrench = model.wrench(effort)
+            for handle, k in handles:
+                handle.value = wrench[k]

@@ -29,14 +29,14 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from py_controllers import plugins
-from py_controllers.controller_manager.node import ControllerManagerRuntime
-from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
-from py_controllers.controllers.joint_trajectory.goal_monitor import (
+from py_controllers.controller_interface.goal_monitor import (
     ABORTED,
     CANCELED,
     SUCCEEDED,
     GoalMonitor,
 )
+from py_controllers.controller_manager.node import ControllerManagerRuntime
+from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
 from py_controllers.hardware.simulated_system import SimulatedSystem
 from py_controllers.robot_description import swap_hardware
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager

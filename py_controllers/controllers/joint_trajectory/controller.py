@@ -16,9 +16,9 @@ Inputs (validated in their callbacks, handed to the loop through a RealtimeBox):
   the active one (INVALID_GOAL, "Current goal preempted by new incoming action."); cancel stops
   and holds (or decelerates with ``constraints.decelerate_on_cancel``), and the CANCELED result
   goes out once the loop has stopped following the goal. Goals are finished by the goal monitor
-  (``goal_monitor.py``) from outcomes the loop and the callbacks record: rclpy's execute
-  callback runs once the outcome is there (so a goal reads ACCEPTED, not EXECUTING, while the
-  loop executes it); update() never touches a goal handle.
+  (``controller_interface/goal_monitor.py``) from outcomes the loop and the callbacks record:
+  rclpy's execute callback runs once the outcome is there (so a goal reads ACCEPTED, not
+  EXECUTING, while the loop executes it); update() never touches a goal handle.
 * ``~/speed_scaling_input`` (control_msgs/SpeedScalingFactor, position-only commands).
 
 Outputs: ``~/controller_state`` (control_msgs/JointTrajectoryControllerState) every update, or
@@ -51,7 +51,8 @@ The class is put together from three seams: configuration and lifecycle here, th
 side in ``inputs.py`` (:class:`~.inputs.TrajectoryInputs`: topic, speed scaling, query_state,
 goal callbacks), the loop in ``loop.py`` (:class:`~.loop.TrajectoryLoop`: update(), follow,
 write commands, state; ``_rt`` methods); the action's non-realtime side is the
-controller-agnostic :class:`~.goal_monitor.GoalMonitor`.
+controller-agnostic
+:class:`~py_controllers.controller_interface.goal_monitor.GoalMonitor`.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ from py_controllers.controller_interface.controller_interface import (
     ControllerInterface,
     InterfaceConfiguration,
 )
+from py_controllers.controller_interface.goal_monitor import GoalMonitor, MonitoredGoal
 from py_controllers.controllers.joint_trajectory.conversions import NS
-from py_controllers.controllers.joint_trajectory.goal_monitor import GoalMonitor, MonitoredGoal
 from py_controllers.controllers.joint_trajectory.inputs import TrajectoryInputs
 from py_controllers.controllers.joint_trajectory.loop import (
     LoopCommand,

@@ -5,8 +5,9 @@ callbacks run in the executor thread: they validate, convert to a
 :class:`~.trajectory.Trajectory` on the loop's time axis, and hand over through the
 RealtimeBox ``_box`` (a :class:`~.loop.LoopCommand`; the latest wins). ``_goal`` is the goal the
 executor side considers active (the loop has its own ``_active_goal``); action goals reach the
-callbacks here through the :class:`~.goal_monitor.GoalMonitor` ``_monitor``, which alone
-finishes them.
+callbacks here through the
+:class:`~py_controllers.controller_interface.goal_monitor.GoalMonitor` ``_monitor``, which
+alone finishes them.
 """
 
 from __future__ import annotations
@@ -20,12 +21,12 @@ from control_msgs.msg import SpeedScalingFactor
 from rclpy.action import GoalResponse
 from trajectory_msgs.msg import JointTrajectory
 
-from py_controllers.controllers.joint_trajectory.conversions import NS, ns_of, points_of
-from py_controllers.controllers.joint_trajectory.goal_monitor import (
+from py_controllers.controller_interface.goal_monitor import (
     ABORTED,
     CANCELED,
     MonitoredGoal,
 )
+from py_controllers.controllers.joint_trajectory.conversions import NS, ns_of, points_of
 from py_controllers.controllers.joint_trajectory.loop import GoalData, LoopCommand
 from py_controllers.controllers.joint_trajectory.points import InterpolationMethod, SampleResult
 from py_controllers.controllers.joint_trajectory.tolerances import tolerances_from_goal

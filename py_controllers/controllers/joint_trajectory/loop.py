@@ -9,8 +9,9 @@ preallocated arrays, the configuration flags) and these, which are its own:
 
 * ``_trajectory``, ``_holding``, ``_traj_time_ns``, ``_last_cmd_time_ns``: what it follows;
 * ``_taken``: the last command taken from ``_box`` (a :class:`LoopCommand`);
-* ``_active_goal``: the :class:`~.goal_monitor.MonitoredGoal` it follows, if any. It records
-  that goal's outcome through the monitor and never touches a goal handle.
+* ``_active_goal``: the
+  :class:`~py_controllers.controller_interface.goal_monitor.MonitoredGoal` it follows, if
+  any. It records that goal's outcome through the monitor and never touches a goal handle.
 """
 
 from __future__ import annotations
@@ -23,6 +24,11 @@ from control_msgs.action import FollowJointTrajectory
 
 from py_controllers.control_toolbox.pid_parameters import gains_from_parameters
 from py_controllers.controller_interface.controller_interface import ReturnType
+from py_controllers.controller_interface.goal_monitor import (
+    ABORTED,
+    SUCCEEDED,
+    MonitoredGoal,
+)
 from py_controllers.controllers.joint_trajectory.builders import (
     decelerate_to_stop,
     hold_trajectory,
@@ -32,11 +38,6 @@ from py_controllers.controllers.joint_trajectory.conversions import (
     NS,
     bind_feedback,
     state_message,
-)
-from py_controllers.controllers.joint_trajectory.goal_monitor import (
-    ABORTED,
-    SUCCEEDED,
-    MonitoredGoal,
 )
 from py_controllers.controllers.joint_trajectory.points import (
     SampleResult,

@@ -2,11 +2,11 @@
 
 An action server's goals are executed by the control loop, which must never block, call rclpy
 or touch a goal handle. The monitor keeps that rule for any controller that serves an action:
-the ``JointTrajectoryController`` (FollowJointTrajectory) uses it, and the gripper action
-controllers, ``GripperActionController`` (GripperCommand) and
-``ParallelGripperActionController`` (ParallelGripperCommand), are meant to reuse it as it is.
-It knows nothing about trajectories or grippers: the controller passes the action type and
-these callbacks.
+the ``JointTrajectoryController`` (FollowJointTrajectory), the gripper action controllers
+(GripperCommand, ``controllers/gripper_action``) and the parallel gripper action controller
+(ParallelGripperCommand, ``controllers/parallel_gripper``) all use it as it is. It knows
+nothing about trajectories or grippers: the controller passes the action type and these
+callbacks.
 
 * ``validate_goal(request) -> GoalResponse``: accept or reject a goal request (executor
   thread; an exception rejects).
@@ -113,8 +113,8 @@ class GoalMonitor:
     """Serves ``action_type`` on ``action_name`` for goals a control loop executes.
 
     Created in the controller's configure, closed in its cleanup. Used by the joint trajectory
-    controller and meant for ``GripperActionController`` and ``ParallelGripperActionController``
-    as they are: see the module docstring for the contract and the threads.
+    controller and the gripper action controllers as it is: see the module docstring for the
+    contract and the threads.
 
     :param following: loop-safe predicate, true while the loop still executes ``goal``; a
         goal's result goes out only when it is false (default: never following).

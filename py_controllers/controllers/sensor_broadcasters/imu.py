@@ -1,0 +1,104 @@
+"""`imu_sensor_broadcaster/IMUSensorBroadcaster`: an IMU's state interfaces to `~/imu`.
+
+Reads ``<sensor_name>/orientation.x`` ... ``linear_acceleration.z`` through the IMUSensor
+semantic component and publishes sensor_msgs/Imu every update: ``header.frame_id`` =
+``frame_id``, the stamp the manager's time, the three static covariances as configured.
+With a ``rotation_offset`` the readings are re-expressed in the rotated frame
+(``imu_transform``) and the angular velocity and linear acceleration covariances rotated
+with them. Like upstream, the broadcaster is chainable: it exports the published values as
+state interfaces ``<controller>/<sensor_name>/orientation.x`` ... for other controllers.
+
+Differences from upstream (ros2_controllers master):
+
+* upstream transforms the covariances of the previous message again on every cycle, so
+  with an anisotropic covariance and a rotation offset they change from message to
+  message; here they are rotated once, at configure.
+* upstream sets its exported state interfaces once, when they are exported after
+  configure (its tests read them back after an update); here they follow every update,
+  NaN until the first one.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from sensor_msgs.msg import Imu
+
+from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.controllers.sensor_broadcasters.common import assign_component
+from py_controllers.controllers.sensor_broadcasters.imu_transform import ImuRotation
+from py_controllers.hardware_interface.handle import StateInterface
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.ros_conversions import set_stamp
+from py_controllers.semantic_components import IMU_INTERFACES, IMUSensor
+from py_controllers.semantic_components.imu_sensor import fill_imu_message
+
+SCHEMA = Path(__file__).parent / 'imu_sensor_broadcaster_parameters.yaml'
+
+
+class IMUSensorBroadcaster(ChainableControllerInterface):
+    """Publishes one IMU as sensor_msgs/Imu on ``~/imu``."""
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
+        return CallbackReturn.SUCCESS
+
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        params = self.parameters.load()
+        if params is None:
+            return CallbackReturn.ERROR
+        self.params = params
+        offset = params.rotation_offset
+        rotation = ImuRotation(offset.roll, offset.pitch, offset.yaw)
+        self._rotation = None if rotation.is_identity else rotation
+        self.imu_sensor = IMUSensor(params.sensor_name)
+        msg = Imu()
+        msg.header.frame_id = params.frame_id
+        msg.orientation_covariance[:] = params.static_covariance_orientation
+        angular = list(params.static_covariance_angular_velocity)
+        linear = list(params.static_covariance_linear_acceleration)
+        if self._rotation is not None:
+            angular = self._rotation.rotate_covariance(angular)
+            linear = self._rotation.rotate_covariance(linear)
+        msg.angular_velocity_covariance[:] = angular
+        msg.linear_acceleration_covariance[:] = linear
+        publisher = self.get_node().create_publisher(Imu, '~/imu', 10)
+        self._rt = RealtimePublisher(publisher, msg)
+        self._values = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        return CallbackReturn.SUCCESS
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        return InterfaceConfiguration.individual(self.imu_sensor.get_state_interface_names())
+
+    def on_export_state_interfaces(self) -> list[StateInterface]:
+        prefix = f'{self.name}/{self.params.sensor_name}'
+        return [StateInterface(prefix, itf, math.nan) for itf in IMU_INTERFACES]
+
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        return assign_component(self, self.imu_sensor)
+
+    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
+        self.imu_sensor.release_interfaces()
+        return CallbackReturn.SUCCESS
+
+    def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
+        values = self.imu_sensor.get_values(self._values)
+        if self._rotation is not None:
+            self._rotation.apply_rt(values)
+        for handle, value in zip(self.exported_state_interfaces, values):
+            handle.value = value
+        rt = self._rt
+        if rt.trylock():
+            msg = rt.msg
+            set_stamp(msg.header.stamp, time.nanoseconds)
+            fill_imu_message(msg, values)
+            rt.unlock_and_publish()
+        return ReturnType.OK

@@ -1,0 +1,83 @@
+"""`range_sensor_broadcaster/RangeSensorBroadcaster`: ``<sensor_name>/range`` to `~/range`.
+
+Publishes sensor_msgs/Range every update: ``header.frame_id`` = ``frame_id``, the manager's
+time, the range as read (even outside [min_range, max_range], as upstream) and
+``radiation_type``, ``field_of_view``, ``min_range``, ``max_range`` and ``variance`` as
+configured (read at configure). The message's float fields are 32-bit.
+
+Difference from upstream (ros2_controllers master): ``radiation_type`` must be 0
+(ultrasound) or 1 (infrared), the two values sensor_msgs/Range defines; upstream takes any
+integer and casts it to uint8.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sensor_msgs.msg import Range
+
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.controllers.sensor_broadcasters.common import assign_component
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.ros_conversions import set_stamp
+from py_controllers.semantic_components import RangeSensor
+from py_controllers.semantic_components.range_sensor import to_float32
+
+SCHEMA = Path(__file__).parent / 'range_sensor_broadcaster_parameters.yaml'
+
+
+class RangeSensorBroadcaster(ControllerInterface):
+    """Publishes one range sensor as sensor_msgs/Range on ``~/range``."""
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
+        return CallbackReturn.SUCCESS
+
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        params = self.parameters.load()
+        if params is None:
+            return CallbackReturn.ERROR
+        log = self.get_node().get_logger()
+        if not params.sensor_name:
+            log.error("'sensor_name' parameter has to be specified")
+            return CallbackReturn.ERROR
+        if not params.frame_id:
+            log.error("'frame_id' parameter has to be provided")
+            return CallbackReturn.ERROR
+        self.params = params
+        self.range_sensor = RangeSensor(params.sensor_name)
+        msg = Range()
+        msg.header.frame_id = params.frame_id
+        msg.radiation_type = params.radiation_type
+        msg.field_of_view = to_float32(params.field_of_view)
+        msg.min_range = to_float32(params.min_range)
+        msg.max_range = to_float32(params.max_range)
+        msg.variance = to_float32(params.variance)
+        self._rt = RealtimePublisher(self.get_node().create_publisher(Range, '~/range', 10), msg)
+        return CallbackReturn.SUCCESS
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        return InterfaceConfiguration.individual(self.range_sensor.get_state_interface_names())
+
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        return assign_component(self, self.range_sensor)
+
+    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
+        self.range_sensor.release_interfaces()
+        return CallbackReturn.SUCCESS
+
+    def update(self, time: Any, period: Any) -> ReturnType:
+        rt = self._rt
+        if rt.trylock():
+            msg = rt.msg
+            set_stamp(msg.header.stamp, time.nanoseconds)
+            self.range_sensor.get_values_as_message(msg)
+            rt.unlock_and_publish()
+        return ReturnType.OK

@@ -1,0 +1,34 @@
+"""Semantic components: state interfaces of one device read as that device (no rclpy).
+
+ros2_control's ``controller_interface/semantic_components`` (IMUSensor, ForceTorqueSensor,
+RangeSensor, PoseSensor) in Python. A controller claims ``get_state_interface_names()``,
+assigns the handles it gets on activation and reads values or fills messages in update().
+"""
+
+from py_controllers.semantic_components.errors import (
+    MissingStateInterfaceError,
+    NotAssignedError,
+    SemanticComponentError,
+)
+from py_controllers.semantic_components.force_torque_sensor import (
+    FORCE_TORQUE_INTERFACES,
+    ForceTorqueSensor,
+)
+from py_controllers.semantic_components.imu_sensor import IMU_INTERFACES, IMUSensor
+from py_controllers.semantic_components.pose_sensor import POSE_INTERFACES, PoseSensor
+from py_controllers.semantic_components.range_sensor import RangeSensor
+from py_controllers.semantic_components.semantic_component import SemanticComponentInterface
+
+__all__ = [
+    'FORCE_TORQUE_INTERFACES',
+    'IMU_INTERFACES',
+    'POSE_INTERFACES',
+    'ForceTorqueSensor',
+    'IMUSensor',
+    'MissingStateInterfaceError',
+    'NotAssignedError',
+    'PoseSensor',
+    'RangeSensor',
+    'SemanticComponentError',
+    'SemanticComponentInterface',
+]
