@@ -1,10 +1,11 @@
 """`make demo`: py_controllers on a simulated mobile manipulator, driven as a user would.
 
 Starts `ros2_control_node` with a 6-joint arm (joint trajectory controller on effort
-joints through its PID, simulated dynamics), a gripper on a forward controller, and a
-differential drive base (diff drive controller, odometry, TF); spawns the controllers
-with `spawner`; sends a FollowJointTrajectory goal; drives a square; commands the
-gripper; prints what happens, a summary table, and writes plots.
+joints through its PID, simulated dynamics) with a force-torque sensor at the wrist, a
+gripper on a GripperActionController, and a differential drive base with an IMU (diff
+drive controller, odometry, TF, sensor broadcasters); spawns the controllers with
+`spawner`; sends a FollowJointTrajectory goal; drives a square; sends a GripperCommand
+goal; reads the IMU and the wrench; prints what happens, a summary table, and writes plots.
 """
 
 from __future__ import annotations
@@ -15,13 +16,12 @@ import sys
 import time
 from pathlib import Path
 
-from control_msgs.action import FollowJointTrajectory
+from control_msgs.action import FollowJointTrajectory, GripperCommand
 from control_msgs.msg import JointTrajectoryControllerState
-from geometry_msgs.msg import TwistStamped
+from geometry_msgs.msg import TwistStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
-from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
+from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
@@ -34,6 +34,8 @@ CONTROLLERS = [
     'arm_controller',
     'diff_drive_controller',
     'gripper_controller',
+    'imu_sensor_broadcaster',
+    'force_torque_sensor_broadcaster',
 ]
 
 
@@ -179,18 +181,41 @@ class Demo:
         )
 
     def gripper(self, target: float = 0.03) -> bool:
-        print('\n== commanding the gripper through /gripper_controller/commands')
-        pub = self.ros.node.create_publisher(Float64MultiArray, '/gripper_controller/commands', 10)
+        print('\n== a GripperCommand goal to /gripper_controller/gripper_cmd')
+        client = ActionClient(self.ros.node, GripperCommand, '/gripper_controller/gripper_cmd')
+        if not client.wait_for_server(timeout_sec=20.0):
+            return self.record('gripper', False, 'no gripper action server')
+        goal = GripperCommand.Goal()
+        goal.command.position, goal.command.max_effort = target, 10.0
+        sent = client.send_goal_async(goal)
+        if not self.ros.spin_until(sent.done, 20.0) or not sent.result().accepted:
+            return self.record('gripper', False, 'goal rejected')
+        result_future = sent.result().get_result_async()
+        if not self.ros.spin_until(result_future.done, 20.0):
+            return self.record('gripper', False, 'no result')
+        result = result_future.result().result
+        print(
+            f'   result: position {result.position:.4f} m, effort {result.effort:.1f}, '
+            f'reached_goal {result.reached_goal}, stalled {result.stalled}'
+        )
+        ok = result.reached_goal and abs(result.position - target) < 0.001
+        return self.record('gripper', ok, f'reached {result.position:.4f} m of {target} m')
 
-        def reached() -> bool:
-            pub.publish(Float64MultiArray(data=[target]))
-            if not self.joint_states:
-                return False
-            state = dict(zip(self.joint_states[-1].name, self.joint_states[-1].position))
-            return abs(state.get('gripper_joint', math.nan) - target) < 1e-6
-
-        ok = self.ros.spin_until(reached, 10.0)
-        return self.record('gripper', ok, f'gripper_joint at {target} m')
+    def sensors(self) -> bool:
+        print('\n== /imu_sensor_broadcaster/imu and /force_torque_sensor_broadcaster/wrench')
+        imu = self.ros.subscribe(Imu, '/imu_sensor_broadcaster/imu')
+        wrench = self.ros.subscribe(WrenchStamped, '/force_torque_sensor_broadcaster/wrench')
+        ok = self.ros.spin_until(lambda: bool(imu) and bool(wrench), 20.0)
+        if not ok:
+            return self.record('sensors', False, f'imu: {len(imu)}, wrench: {len(wrench)}')
+        a, w = imu[-1].linear_acceleration, wrench[-1].wrench
+        print(
+            f'   imu: acceleration z {a.z:.2f} m/s^2, yaw rate '
+            f'{imu[-1].angular_velocity.z:.3f} rad/s; wrench: force z {w.force.z:.3f} N, '
+            f'torque z {w.torque.z:.3f} Nm (frame {wrench[-1].header.frame_id})'
+        )
+        ok = abs(a.z - 9.81) < 0.01 and abs(w.force.z + 0.5 * 9.81) < 1e-6
+        return self.record('sensors', ok, f'imu az {a.z:.2f}, wrench fz {w.force.z:.3f}')
 
     def statistics(self) -> dict:
         stats = self.ros.manager().statistics()
@@ -227,6 +252,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = demo.spawn() and demo.trajectory()
         ok = demo.square(side_m=0.25 if args.quick else 0.5) and ok
         ok = demo.gripper() and ok
+        ok = demo.sensors() and ok
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
