@@ -41,6 +41,8 @@ def nodes(context):
                 'arm_controller',
                 'diff_drive_controller',
                 'gripper_controller',
+                'imu_sensor_broadcaster',
+                'force_torque_sensor_broadcaster',
             ],
         ),
         Node(
