@@ -1,26 +1,103 @@
 """Upstream shape of every interface built from interfaces/, as rosidl's Python reports it.
 
 Keys are 'pkg/kind/Name' (plus '/Request', '/Response', '/Goal', '/Result', '/Feedback').
-EXPECTED gives `get_fields_and_field_types()` (field order included); CONSTANTS gives the
-constant values. Transcribed from control_msgs master, ros2_control master
-(controller_manager_msgs) and geometry2 rolling (tf2_msgs), not from interfaces/, so a
-test comparing the built classes with this table catches a drift on either side.
+EXPECTED gives `get_fields_and_field_types()` (field order included) for every interface
+each package is built with, and nothing else: for control_msgs, all 49 .msg/.srv/.action
+files of upstream master (6.8.0); for controller_manager_msgs and tf2_msgs, the ones
+py_controllers needs. CONSTANTS gives the constant values, DEFAULTS the fields whose
+default is not zero or empty. Transcribed from control_msgs master, ros2_control master
+(controller_manager_msgs) and geometry2 rolling (tf2_msgs), not from interfaces/, so a test
+comparing the built classes with this table catches a drift on either side.
 """
 
 EXPECTED: dict[str, dict[str, str]] = {
+    'control_msgs/msg/AdmittanceControllerState': {
+        'mass': 'std_msgs/Float64MultiArray',
+        'damping': 'std_msgs/Float64MultiArray',
+        'stiffness': 'std_msgs/Float64MultiArray',
+        'rot_base_control': 'geometry_msgs/Quaternion',
+        'ref_trans_base_ft': 'geometry_msgs/TransformStamped',
+        'selected_axes': 'std_msgs/Int8MultiArray',
+        'ft_sensor_frame': 'std_msgs/String',
+        'admittance_position': 'geometry_msgs/TransformStamped',
+        'admittance_acceleration': 'geometry_msgs/TwistStamped',
+        'admittance_velocity': 'geometry_msgs/TwistStamped',
+        'wrench_base': 'geometry_msgs/WrenchStamped',
+        'joint_state': 'sensor_msgs/JointState',
+    },
+    'control_msgs/msg/BatteryStateArray': {
+        'battery_states': 'sequence<sensor_msgs/BatteryState>',
+    },
+    'control_msgs/msg/CANopenState': {
+        'node_id': 'uint8',
+        'nmt_state': 'uint8',
+        'dsp_402_state': 'uint8',
+        'last_emcy_code': 'uint32',
+    },
     'control_msgs/msg/DynamicInterfaceGroupValues': {
         'header': 'std_msgs/Header',
         'interface_groups': 'sequence<string>',
         'interface_values': 'sequence<control_msgs/InterfaceValue>',
+    },
+    'control_msgs/msg/DynamicInterfaceValues': {
+        'header': 'std_msgs/Header',
+        'states': 'control_msgs/InterfaceValue',
+        'commands': 'control_msgs/InterfaceValue',
     },
     'control_msgs/msg/DynamicJointState': {
         'header': 'std_msgs/Header',
         'joint_names': 'sequence<string>',
         'interface_values': 'sequence<control_msgs/InterfaceValue>',
     },
+    'control_msgs/msg/EtherCATState': {
+        'slave_position': 'uint16',
+        'vendor_id': 'string',
+        'product_code': 'string',
+        'al_state': 'uint8',
+        'has_error': 'boolean',
+        'al_status_code': 'uint16',
+    },
+    'control_msgs/msg/Float64Values': {
+        'header': 'std_msgs/Header',
+        'values': 'sequence<double>',
+    },
+    'control_msgs/msg/GenericHardwareState': {
+        'health_status': 'uint8',
+        'error_domain': 'sequence<uint8>',
+        'operational_mode': 'uint8',
+        'power_state': 'uint8',
+        'connectivity_status': 'uint8',
+        'manufacturer': 'string',
+        'model': 'string',
+        'firmware_version': 'string',
+        'state_details': 'sequence<diagnostic_msgs/KeyValue>',
+    },
     'control_msgs/msg/GripperCommand': {
         'position': 'double',
         'max_effort': 'double',
+    },
+    'control_msgs/msg/HardwareDeviceDiagnostics': {
+        'header': 'std_msgs/Header',
+        'device_id': 'string',
+        'entries': 'sequence<diagnostic_msgs/KeyValue>',
+    },
+    'control_msgs/msg/HardwareDeviceStatus': {
+        'header': 'std_msgs/Header',
+        'device_id': 'string',
+        'hardware_status': 'sequence<control_msgs/GenericHardwareState>',
+        'canopen_states': 'sequence<control_msgs/CANopenState>',
+        'ethercat_states': 'sequence<control_msgs/EtherCATState>',
+        'vda5050_states': 'sequence<control_msgs/VDA5050State>',
+    },
+    'control_msgs/msg/HardwareDiagnostics': {
+        'header': 'std_msgs/Header',
+        'hardware_id': 'string',
+        'hardware_device_diagnostics': 'sequence<control_msgs/HardwareDeviceDiagnostics>',
+    },
+    'control_msgs/msg/HardwareStatus': {
+        'header': 'std_msgs/Header',
+        'hardware_id': 'string',
+        'hardware_device_states': 'sequence<control_msgs/HardwareDeviceStatus>',
     },
     'control_msgs/msg/InterfaceValue': {
         'interface_names': 'sequence<string>',
@@ -47,6 +124,13 @@ EXPECTED: dict[str, dict[str, str]] = {
         'i_clamp': 'double',
         'antiwindup': 'boolean',
     },
+    'control_msgs/msg/JointJog': {
+        'header': 'std_msgs/Header',
+        'joint_names': 'sequence<string>',
+        'displacements': 'sequence<double>',
+        'velocities': 'sequence<double>',
+        'duration': 'double',
+    },
     'control_msgs/msg/JointTolerance': {
         'name': 'string',
         'position': 'double',
@@ -66,6 +150,41 @@ EXPECTED: dict[str, dict[str, str]] = {
         'multi_dof_error': 'trajectory_msgs/MultiDOFJointTrajectoryPoint',
         'multi_dof_output': 'trajectory_msgs/MultiDOFJointTrajectoryPoint',
         'speed_scaling_factor': 'double',
+    },
+    'control_msgs/msg/JointWrenchTrajectory': {
+        'header': 'std_msgs/Header',
+        'joint_names': 'sequence<string>',
+        'points': 'sequence<control_msgs/JointWrenchTrajectoryPoint>',
+    },
+    'control_msgs/msg/JointWrenchTrajectoryPoint': {
+        'point': 'trajectory_msgs/JointTrajectoryPoint',
+        'wrench': 'control_msgs/WrenchFramed',
+    },
+    'control_msgs/msg/Keys': {
+        'header': 'std_msgs/Header',
+        'keys': 'sequence<string>',
+    },
+    'control_msgs/msg/MecanumDriveControllerState': {
+        'header': 'std_msgs/Header',
+        'front_left_wheel_velocity': 'double',
+        'back_left_wheel_velocity': 'double',
+        'back_right_wheel_velocity': 'double',
+        'front_right_wheel_velocity': 'double',
+        'reference_velocity': 'geometry_msgs/Twist',
+    },
+    'control_msgs/msg/MotionArgument': {
+        'name': 'string',
+        'value': 'double',
+    },
+    'control_msgs/msg/MotionPrimitive': {
+        'type': 'int8',
+        'blend_radius': 'double',
+        'additional_arguments': 'sequence<control_msgs/MotionArgument>',
+        'poses': 'sequence<geometry_msgs/PoseStamped>',
+        'joint_positions': 'sequence<double>',
+    },
+    'control_msgs/msg/MotionPrimitiveSequence': {
+        'motions': 'sequence<control_msgs/MotionPrimitive>',
     },
     'control_msgs/msg/MultiDOFCommand': {
         'dof_names': 'sequence<string>',
@@ -104,6 +223,41 @@ EXPECTED: dict[str, dict[str, str]] = {
     'control_msgs/msg/SpeedScalingFactor': {
         'factor': 'double',
     },
+    'control_msgs/msg/SteeringControllerCommand': {
+        'header': 'std_msgs/Header',
+        'steering_angle': 'double',
+        'linear_velocity': 'double',
+    },
+    'control_msgs/msg/SteeringControllerStatus': {
+        'header': 'std_msgs/Header',
+        'traction_wheels_position': 'sequence<double>',
+        'traction_wheels_velocity': 'sequence<double>',
+        'steer_positions': 'sequence<double>',
+        'traction_command': 'sequence<double>',
+        'steering_angle_command': 'sequence<double>',
+    },
+    'control_msgs/msg/VDA5050SafetyState': {
+        'e_stop': 'string',
+        'field_violation': 'boolean',
+    },
+    'control_msgs/msg/VDA5050State': {
+        'order_id': 'string',
+        'action_status': 'string',
+        'last_node_id': 'uint32',
+        'driving': 'boolean',
+        'battery_charge': 'double',
+        'operating_mode': 'string',
+        'error_type': 'string',
+        'error_description': 'string',
+    },
+    'control_msgs/msg/WrenchFramed': {
+        'frame_id': 'string',
+        'wrench': 'geometry_msgs/Wrench',
+    },
+    'control_msgs/srv/QueryCalibrationState/Request': {},
+    'control_msgs/srv/QueryCalibrationState/Response': {
+        'is_calibrated': 'boolean',
+    },
     'control_msgs/srv/QueryTrajectoryState/Request': {
         'time': 'builtin_interfaces/Time',
     },
@@ -126,6 +280,16 @@ EXPECTED: dict[str, dict[str, str]] = {
     'control_msgs/srv/SetOdometry/Response': {
         'success': 'boolean',
         'message': 'string',
+    },
+    'control_msgs/action/ExecuteMotionPrimitiveSequence/Goal': {
+        'trajectory': 'control_msgs/MotionPrimitiveSequence',
+    },
+    'control_msgs/action/ExecuteMotionPrimitiveSequence/Result': {
+        'error_code': 'int32',
+        'error_string': 'string',
+    },
+    'control_msgs/action/ExecuteMotionPrimitiveSequence/Feedback': {
+        'current_primitive_index': 'uint8',
     },
     'control_msgs/action/FollowJointTrajectory/Goal': {
         'trajectory': 'trajectory_msgs/JointTrajectory',
@@ -153,6 +317,24 @@ EXPECTED: dict[str, dict[str, str]] = {
         'multi_dof_error': 'trajectory_msgs/MultiDOFJointTrajectoryPoint',
         'multi_dof_index': 'int32',
     },
+    'control_msgs/action/FollowJointWrenchTrajectory/Goal': {
+        'trajectory': 'control_msgs/JointWrenchTrajectory',
+        'path_tolerance': 'sequence<control_msgs/JointTolerance>',
+        'goal_tolerance': 'sequence<control_msgs/JointTolerance>',
+        'goal_time_tolerance': 'builtin_interfaces/Duration',
+    },
+    'control_msgs/action/FollowJointWrenchTrajectory/Result': {
+        'error_code': 'int32',
+        'error_string': 'string',
+    },
+    'control_msgs/action/FollowJointWrenchTrajectory/Feedback': {
+        'header': 'std_msgs/Header',
+        'joint_names': 'sequence<string>',
+        'desired': 'control_msgs/JointWrenchTrajectoryPoint',
+        'actual': 'control_msgs/JointWrenchTrajectoryPoint',
+        'error': 'control_msgs/JointWrenchTrajectoryPoint',
+        'index': 'int32',
+    },
     'control_msgs/action/GripperCommand/Goal': {
         'command': 'control_msgs/GripperCommand',
     },
@@ -168,6 +350,11 @@ EXPECTED: dict[str, dict[str, str]] = {
         'stalled': 'boolean',
         'reached_goal': 'boolean',
     },
+    'control_msgs/action/JointTrajectory/Goal': {
+        'trajectory': 'trajectory_msgs/JointTrajectory',
+    },
+    'control_msgs/action/JointTrajectory/Result': {},
+    'control_msgs/action/JointTrajectory/Feedback': {},
     'control_msgs/action/ParallelGripperCommand/Goal': {
         'command': 'sensor_msgs/JointState',
     },
@@ -178,6 +365,29 @@ EXPECTED: dict[str, dict[str, str]] = {
     },
     'control_msgs/action/ParallelGripperCommand/Feedback': {
         'state': 'sensor_msgs/JointState',
+    },
+    'control_msgs/action/PointHead/Goal': {
+        'target': 'geometry_msgs/PointStamped',
+        'pointing_axis': 'geometry_msgs/Vector3',
+        'pointing_frame': 'string',
+        'min_duration': 'builtin_interfaces/Duration',
+        'max_velocity': 'double',
+    },
+    'control_msgs/action/PointHead/Result': {},
+    'control_msgs/action/PointHead/Feedback': {
+        'pointing_angle_error': 'double',
+    },
+    'control_msgs/action/SingleJointPosition/Goal': {
+        'position': 'double',
+        'min_duration': 'builtin_interfaces/Duration',
+        'max_velocity': 'double',
+    },
+    'control_msgs/action/SingleJointPosition/Result': {},
+    'control_msgs/action/SingleJointPosition/Feedback': {
+        'header': 'std_msgs/Header',
+        'position': 'double',
+        'velocity': 'double',
+        'error': 'double',
     },
     'controller_manager_msgs/msg/ChainConnection': {
         'name': 'string',
@@ -317,13 +527,112 @@ EXPECTED: dict[str, dict[str, str]] = {
     'tf2_msgs/action/LookupTransform/Feedback': {},
 }
 
-CONSTANTS: dict[str, dict[str, int]] = {
+CONSTANTS: dict[str, dict[str, int | str]] = {
+    'control_msgs/msg/CANopenState': {
+        'NMT_INITIALISING': 0,
+        'NMT_PRE_OPERATIONAL': 127,
+        'NMT_OPERATIONAL': 5,
+        'NMT_STOPPED': 4,
+        'DSP402_NOT_READY_TO_SWITCH_ON': 0,
+        'DSP402_SWITCH_ON_DISABLED': 1,
+        'DSP402_READY_TO_SWITCH_ON': 2,
+        'DSP402_SWITCHED_ON': 3,
+        'DSP402_OPERATION_ENABLED': 4,
+        'DSP402_QUICK_STOP_ACTIVE': 5,
+        'DSP402_FAULT_REACTION_ACTIVE': 6,
+        'DSP402_FAULT': 7,
+    },
+    'control_msgs/msg/EtherCATState': {
+        'AL_STATE_INIT': 1,
+        'AL_STATE_PREOP': 2,
+        'AL_STATE_BOOTSTRAP': 3,
+        'AL_STATE_SAFEOP': 4,
+        'AL_STATE_OP': 8,
+    },
+    'control_msgs/msg/GenericHardwareState': {
+        'HEALTH_UNKNOWN': 0,
+        'HEALTH_OK': 1,
+        'HEALTH_DEGRADED': 2,
+        'HEALTH_WARNING': 3,
+        'HEALTH_ERROR': 4,
+        'HEALTH_FATAL': 5,
+        'ERROR_NONE': 0,
+        'ERROR_UNKNOWN': 1,
+        'ERROR_HW': 2,
+        'ERROR_SW': 3,
+        'ERROR_OVER_TRAVEL': 4,
+        'EMERGENCY_STOP_HW': 5,
+        'EMERGENCY_STOP_SW': 6,
+        'PROTECTIVE_STOP_HW': 7,
+        'PROTECTIVE_STOP_SW': 8,
+        'SAFETY_STOP': 9,
+        'CALIBRATION_REQUIRED': 10,
+        'MODE_UNKNOWN': 0,
+        'MODE_MANUAL': 1,
+        'MODE_AUTO': 2,
+        'MODE_SAFE': 3,
+        'MODE_MAINTENANCE': 4,
+        'MODE_JOG_MANUAL': 5,
+        'MODE_ADMITTANCE': 6,
+        'MODE_MONITORED_STOP': 7,
+        'MODE_HOLD_TO_RUN': 8,
+        'MODE_CARTESIAN_TWIST': 9,
+        'MODE_CARTESIAN_POSE': 10,
+        'MODE_TRAJECTORY_FORWARDING': 11,
+        'MODE_TRAJECTORY_STREAMING': 12,
+        'POWER_UNKNOWN': 0,
+        'POWER_OFF': 1,
+        'POWER_STANDBY': 2,
+        'POWER_ON': 3,
+        'POWER_SLEEP': 4,
+        'POWER_ERROR': 5,
+        'POWER_LEVEL_LOW': 6,
+        'POWER_LEVEL_CRITICAL': 7,
+        'POWER_CHARGING': 8,
+        'POWER_CHARGING_ERROR': 9,
+        'CONNECT_UNKNOWN': 0,
+        'CONNECT_UP': 1,
+        'CONNECT_DOWN': 2,
+        'CONNECT_FAILURE': 3,
+        'CONNECTION_SLOW': 4,
+    },
     'control_msgs/msg/JointComponentTolerance': {
         'X_AXIS': 1,
         'Y_AXIS': 2,
         'Z_AXIS': 3,
         'TRANSLATION': 4,
         'ROTATION': 5,
+    },
+    'control_msgs/msg/MotionPrimitive': {
+        'UNKNOWN': -1,
+        'LINEAR_JOINT': 0,
+        'LINEAR_CARTESIAN': 50,
+        'CIRCULAR_CARTESIAN': 51,
+    },
+    'control_msgs/msg/VDA5050SafetyState': {
+        'AUTO_ACK': 'autoAck',
+        'MANUAL': 'manual',
+        'REMOTE': 'remote',
+        'NONE': 'none',
+    },
+    'control_msgs/msg/VDA5050State': {
+        'ACTION_WAITING': 'WAITING',
+        'ACTION_INITIALIZING': 'INITIALIZING',
+        'ACTION_RUNNING': 'RUNNING',
+        'ACTION_PAUSED': 'PAUSED',
+        'ACTION_FINISHED': 'FINISHED',
+        'ACTION_FAILED': 'FAILED',
+        'MODE_AUTOMATIC': 'AUTOMATIC',
+        'MODE_SEMI_AUTOMATIC': 'SEMIAUTOMATIC',
+        'MODE_MANUAL': 'MANUAL',
+        'MODE_SERVICE': 'SERVICE',
+        'MODE_EMERGENCY': 'EMERGENCY',
+        'MODE_TEACHIN': 'TEACHIN',
+    },
+    'control_msgs/action/ExecuteMotionPrimitiveSequence/Result': {
+        'SUCCESSFUL': 0,
+        'INVALID_GOAL': -1,
+        'OLD_HEADER_TIMESTAMP': -3,
     },
     'control_msgs/action/FollowJointTrajectory/Result': {
         'SUCCESSFUL': 0,
@@ -332,6 +641,15 @@ CONSTANTS: dict[str, dict[str, int]] = {
         'OLD_HEADER_TIMESTAMP': -3,
         'PATH_TOLERANCE_VIOLATED': -4,
         'GOAL_TOLERANCE_VIOLATED': -5,
+    },
+    'control_msgs/action/FollowJointWrenchTrajectory/Result': {
+        'SUCCESSFUL': 0,
+        'INVALID_GOAL': -1,
+        'INVALID_JOINTS': -2,
+        'OLD_HEADER_TIMESTAMP': -3,
+        'PATH_TOLERANCE_VIOLATED': -4,
+        'GOAL_TOLERANCE_VIOLATED': -5,
+        'TRAJECTORY_ABORTED': -6,
     },
     'controller_manager_msgs/srv/SwitchController/Request': {
         'BEST_EFFORT': 1,
@@ -347,5 +665,11 @@ CONSTANTS: dict[str, dict[str, int]] = {
         'INVALID_ARGUMENT_ERROR': 4,
         'TIMEOUT_ERROR': 5,
         'TRANSFORM_ERROR': 6,
+    },
+}
+
+DEFAULTS: dict[str, dict[str, int]] = {
+    'control_msgs/msg/MotionPrimitive': {
+        'type': -1,
     },
 }
