@@ -43,6 +43,7 @@ def nodes(context):
                 'gripper_controller',
                 'imu_sensor_broadcaster',
                 'force_torque_sensor_broadcaster',
+                'gpio_command_controller',
             ],
         ),
         Node(

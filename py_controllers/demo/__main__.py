@@ -17,7 +17,11 @@ import time
 from pathlib import Path
 
 from control_msgs.action import FollowJointTrajectory, GripperCommand
-from control_msgs.msg import JointTrajectoryControllerState
+from control_msgs.msg import (
+    DynamicInterfaceGroupValues,
+    InterfaceValue,
+    JointTrajectoryControllerState,
+)
 from geometry_msgs.msg import TwistStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
@@ -36,6 +40,7 @@ CONTROLLERS = [
     'gripper_controller',
     'imu_sensor_broadcaster',
     'force_torque_sensor_broadcaster',
+    'gpio_command_controller',
 ]
 
 
@@ -217,6 +222,32 @@ class Demo:
         ok = abs(a.z - 9.81) < 0.01 and abs(w.force.z + 0.5 * 9.81) < 1e-6
         return self.record('sensors', ok, f'imu az {a.z:.2f}, wrench fz {w.force.z:.3f}')
 
+    def gpio(self) -> bool:
+        print('\n== the tool gpio: digital_output on through /gpio_command_controller/commands')
+        states = self.ros.subscribe(
+            DynamicInterfaceGroupValues, '/gpio_command_controller/gpio_states'
+        )
+        pub = self.ros.node.create_publisher(
+            DynamicInterfaceGroupValues, '/gpio_command_controller/commands', 10
+        )
+        command = DynamicInterfaceGroupValues(interface_groups=['tool_io'])
+        command.interface_values = [
+            InterfaceValue(interface_names=['digital_output'], values=[1.0])
+        ]
+
+        def tool_io() -> dict[str, float]:
+            group = states[-1].interface_values[0] if states else None
+            return dict(zip(group.interface_names, group.values)) if group else {}
+
+        def on() -> bool:
+            pub.publish(command)
+            return tool_io().get('digital_output') == 1.0
+
+        ok = self.ros.spin_until(on, 20.0)
+        values = {k: round(v, 3) for k, v in tool_io().items()}
+        print(f'   tool_io: {values}')
+        return self.record('gpio', ok, f'tool_io {values}')
+
     def statistics(self) -> dict:
         stats = self.ros.manager().statistics()
         p = stats['period']
@@ -253,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = demo.square(side_m=0.25 if args.quick else 0.5) and ok
         ok = demo.gripper() and ok
         ok = demo.sensors() and ok
+        ok = demo.gpio() and ok
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
