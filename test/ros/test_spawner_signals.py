@@ -155,6 +155,12 @@ def test_hardware_spawner_signal_during_a_slow_transition_exits_at_once(tmp_path
             # the transition, the tool waits for the answer
             called = "'/controller_manager/set_hardware_component_state' called"
             assert spawner.wait_for_line(called), spawner.output + manager.output()
+            # and the manager has it: the component is in its transition (busy: its
+            # interfaces are unavailable meanwhile); a request still on the wire could be
+            # lost with the tool's exit
+            assert ros.spin_until(
+                lambda: not any(i.is_available for i in cm.list_hardware_interfaces()[1])
+            ), manager.output()
             elapsed = spawner.signal_and_wait(sig)
         finally:
             spawner.kill()
