@@ -32,18 +32,15 @@ from geometry_msgs.msg import WrenchStamped
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
-    InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import assign_component
+from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.hardware_interface.handle import StateInterface
-from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import FORCE_TORQUE_INTERFACES, ForceTorqueSensor
 from py_controllers.semantic_components.force_torque_sensor import fill_wrench_message
 
-SCHEMA = Path(__file__).parent / 'force_torque_sensor_broadcaster_parameters.yaml'
 FILTER_CHAIN = 'sensor_filter_chain'
 FILTERS_UNSUPPORTED = (
     "'{names}' configure a filter chain for ~/wrench_filtered; filter chains need the ROS "
@@ -69,12 +66,10 @@ def _per_axis(group: Any) -> list[float]:
     return [float(getattr(getattr(group, kind), a)) for kind in ('force', 'torque') for a in _AXES]
 
 
-class ForceTorqueSensorBroadcaster(ChainableControllerInterface):
+class ForceTorqueSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface):
     """Publishes one force-torque sensor as geometry_msgs/WrenchStamped on ``~/wrench``."""
 
-    def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
-        return CallbackReturn.SUCCESS
+    SCHEMA = Path(__file__).parent / 'force_torque_sensor_broadcaster_parameters.yaml'
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
         params = self.parameters.load()
@@ -104,11 +99,11 @@ class ForceTorqueSensorBroadcaster(ChainableControllerInterface):
             return CallbackReturn.ERROR
         self.params = params
         if params.sensor_name:
-            self.ft_sensor = ForceTorqueSensor(params.sensor_name)
+            self.sensor = ForceTorqueSensor(params.sensor_name)
             prefix = f'{self.name}/{params.sensor_name}'
             self._exports = [(prefix, itf, i) for i, itf in enumerate(FORCE_TORQUE_INTERFACES)]
         else:
-            self.ft_sensor = ForceTorqueSensor.from_interface_names(*names)
+            self.sensor = ForceTorqueSensor.from_interface_names(*names)
             self._exports = [(self.name, n, i) for i, n in enumerate(names) if n]
         self._apply_gains(params)
         node = self.get_node()
@@ -124,9 +119,6 @@ class ForceTorqueSensorBroadcaster(ChainableControllerInterface):
         self._offsets = _per_axis(params.offset)
         self._multipliers = _per_axis(params.multiplier)
 
-    def state_interface_configuration(self) -> InterfaceConfiguration:
-        return InterfaceConfiguration.individual(self.ft_sensor.get_state_interface_names())
-
     def on_export_state_interfaces(self) -> list[StateInterface]:
         return [StateInterface(prefix, itf, math.nan) for prefix, itf, _ in self._exports]
 
@@ -135,17 +127,13 @@ class ForceTorqueSensorBroadcaster(ChainableControllerInterface):
             (handle, axis)
             for handle, (_, _, axis) in zip(self.exported_state_interfaces, self._exports)
         ]
-        return assign_component(self, self.ft_sensor)
-
-    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
-        self.ft_sensor.release_interfaces()
-        return CallbackReturn.SUCCESS
+        return super().on_activate(previous_state)
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         new = self.parameters.try_update_rt()
         if new is not None:
             self._apply_gains(new)
-        values = self.ft_sensor.get_wrench(self._values)
+        values = self.sensor.get_wrench(self._values)
         offsets, multipliers = self._offsets, self._multipliers
         for i in range(6):
             values[i] = (values[i] + offsets[i]) * multipliers[i]

@@ -29,27 +29,21 @@ from sensor_msgs.msg import Imu
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
-    InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import assign_component
+from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.controllers.sensor_broadcasters.imu_transform import ImuRotation
 from py_controllers.hardware_interface.handle import StateInterface
-from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import IMU_INTERFACES, IMUSensor
 from py_controllers.semantic_components.imu_sensor import fill_imu_message
 
-SCHEMA = Path(__file__).parent / 'imu_sensor_broadcaster_parameters.yaml'
 
-
-class IMUSensorBroadcaster(ChainableControllerInterface):
+class IMUSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface):
     """Publishes one IMU as sensor_msgs/Imu on ``~/imu``."""
 
-    def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
-        return CallbackReturn.SUCCESS
+    SCHEMA = Path(__file__).parent / 'imu_sensor_broadcaster_parameters.yaml'
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
         params = self.parameters.load()
@@ -59,7 +53,7 @@ class IMUSensorBroadcaster(ChainableControllerInterface):
         offset = params.rotation_offset
         rotation = ImuRotation(offset.roll, offset.pitch, offset.yaw)
         self._rotation = None if rotation.is_identity else rotation
-        self.imu_sensor = IMUSensor(params.sensor_name)
+        self.sensor = IMUSensor(params.sensor_name)
         msg = Imu()
         msg.header.frame_id = params.frame_id
         msg.orientation_covariance[:] = params.static_covariance_orientation
@@ -75,22 +69,12 @@ class IMUSensorBroadcaster(ChainableControllerInterface):
         self._values = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         return CallbackReturn.SUCCESS
 
-    def state_interface_configuration(self) -> InterfaceConfiguration:
-        return InterfaceConfiguration.individual(self.imu_sensor.get_state_interface_names())
-
     def on_export_state_interfaces(self) -> list[StateInterface]:
         prefix = f'{self.name}/{self.params.sensor_name}'
         return [StateInterface(prefix, itf, math.nan) for itf in IMU_INTERFACES]
 
-    def on_activate(self, previous_state: Any) -> CallbackReturn:
-        return assign_component(self, self.imu_sensor)
-
-    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
-        self.imu_sensor.release_interfaces()
-        return CallbackReturn.SUCCESS
-
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
-        values = self.imu_sensor.get_values(self._values)
+        values = self.sensor.get_values(self._values)
         if self._rotation is not None:
             self._rotation.apply_rt(values)
         for handle, value in zip(self.exported_state_interfaces, values):

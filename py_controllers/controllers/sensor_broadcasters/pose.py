@@ -22,18 +22,15 @@ from tf2_msgs.msg import TFMessage
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
     ControllerInterface,
-    InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import assign_component
-from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import PoseSensor
 from py_controllers.semantic_components.pose_sensor import fill_pose_message
 from py_controllers.tf_publisher import create_tf_publisher
 
-SCHEMA = Path(__file__).parent / 'pose_broadcaster_parameters.yaml'
 QUATERNION_NORM_TOLERANCE = 10e-3  # upstream's bound on | |q|^2 - 1 |
 INVALID_LOG_PERIOD_NS = 1_000_000_000
 
@@ -50,12 +47,10 @@ def is_pose_valid(values: list[float]) -> bool:
     return abs(x * x + y * y + z * z + w * w - 1.0) <= QUATERNION_NORM_TOLERANCE
 
 
-class PoseBroadcaster(ControllerInterface):
+class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
     """Publishes one pose on ``~/pose`` and, optionally, ``/tf``."""
 
-    def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
-        return CallbackReturn.SUCCESS
+    SCHEMA = Path(__file__).parent / 'pose_broadcaster_parameters.yaml'
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
         params = self.parameters.load()
@@ -63,7 +58,7 @@ class PoseBroadcaster(ControllerInterface):
             return CallbackReturn.ERROR
         self.params = params
         node = self.get_node()
-        self.pose_sensor = PoseSensor(params.pose_name)
+        self.sensor = PoseSensor(params.pose_name)
         msg = PoseStamped()
         msg.header.frame_id = params.frame_id
         self._pose_rt = RealtimePublisher(node.create_publisher(PoseStamped, '~/pose', 10), msg)
@@ -82,19 +77,9 @@ class PoseBroadcaster(ControllerInterface):
         self._log_invalid = node.create_guard_condition(self._log_invalid_pose)
         return CallbackReturn.SUCCESS
 
-    def state_interface_configuration(self) -> InterfaceConfiguration:
-        return InterfaceConfiguration.individual(self.pose_sensor.get_state_interface_names())
-
-    def on_activate(self, previous_state: Any) -> CallbackReturn:
-        return assign_component(self, self.pose_sensor)
-
-    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
-        self.pose_sensor.release_interfaces()
-        return CallbackReturn.SUCCESS
-
     def update(self, time: Any, period: Any) -> ReturnType:
         now_ns = time.nanoseconds
-        values = self.pose_sensor.get_values(self._values)
+        values = self.sensor.get_values(self._values)
         rt = self._pose_rt
         if rt.trylock():
             msg = rt.msg

@@ -20,25 +20,19 @@ from sensor_msgs.msg import Range
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
     ControllerInterface,
-    InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import assign_component
-from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import RangeSensor
 from py_controllers.semantic_components.range_sensor import to_float32
 
-SCHEMA = Path(__file__).parent / 'range_sensor_broadcaster_parameters.yaml'
 
-
-class RangeSensorBroadcaster(ControllerInterface):
+class RangeSensorBroadcaster(SensorBroadcasterMixin, ControllerInterface):
     """Publishes one range sensor as sensor_msgs/Range on ``~/range``."""
 
-    def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
-        return CallbackReturn.SUCCESS
+    SCHEMA = Path(__file__).parent / 'range_sensor_broadcaster_parameters.yaml'
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:
         params = self.parameters.load()
@@ -52,7 +46,7 @@ class RangeSensorBroadcaster(ControllerInterface):
             log.error("'frame_id' parameter has to be provided")
             return CallbackReturn.ERROR
         self.params = params
-        self.range_sensor = RangeSensor(params.sensor_name)
+        self.sensor = RangeSensor(params.sensor_name)
         msg = Range()
         msg.header.frame_id = params.frame_id
         msg.radiation_type = params.radiation_type
@@ -63,21 +57,11 @@ class RangeSensorBroadcaster(ControllerInterface):
         self._rt = RealtimePublisher(self.get_node().create_publisher(Range, '~/range', 10), msg)
         return CallbackReturn.SUCCESS
 
-    def state_interface_configuration(self) -> InterfaceConfiguration:
-        return InterfaceConfiguration.individual(self.range_sensor.get_state_interface_names())
-
-    def on_activate(self, previous_state: Any) -> CallbackReturn:
-        return assign_component(self, self.range_sensor)
-
-    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
-        self.range_sensor.release_interfaces()
-        return CallbackReturn.SUCCESS
-
     def update(self, time: Any, period: Any) -> ReturnType:
         rt = self._rt
         if rt.trylock():
             msg = rt.msg
             set_stamp(msg.header.stamp, time.nanoseconds)
-            self.range_sensor.get_values_as_message(msg)
+            self.sensor.get_values_as_message(msg)
             rt.unlock_and_publish()
         return ReturnType.OK
