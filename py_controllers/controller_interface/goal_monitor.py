@@ -307,3 +307,51 @@ class GoalMonitor:
         if wake is not None:
             node.destroy_guard_condition(wake)
         self._server.destroy()
+
+
+class GoalServing:
+    """The controller side of a :class:`GoalMonitor`, for a controller that serves one action
+    executed by its loop (joint trajectory and gripper action controllers).
+
+    The controller provides the monitor's callbacks as methods (``_validate_goal``,
+    ``_goal_accepted``, ``_cancel_requested``, ``_make_result``, ``_loop_follows``) and the
+    details of the goals still open at cleanup (``_closing_details``); it calls
+    :meth:`_serve_goals` in on_configure.
+    """
+
+    _monitor: GoalMonitor | None = None
+    _goal: MonitoredGoal | None = None
+
+    def _serve_goals(self, action_type: Any, action_name: str, feedback_rate_hz: float) -> None:
+        """Open the action server; it closes (open goals aborted) with the configuration."""
+        node = self.get_node()
+        self._monitor = GoalMonitor(
+            node,
+            action_type,
+            action_name,
+            validate_goal=self._validate_goal,
+            goal_accepted=self._goal_accepted,
+            cancel_requested=self._cancel_requested,
+            make_result=self._make_result,
+            feedback_rate_hz=feedback_rate_hz,
+            following=self._loop_follows,
+        )
+        # goes first (newest first) when the configured entities go: no goal without a result
+        node.destroy_on_cleanup(self._close_monitor)
+
+    def _close_monitor(self) -> None:
+        self._goal = None
+        monitor, self._monitor = self._monitor, None
+        if monitor is not None:
+            monitor.close(self._closing_details())
+
+    def _log_rt(self, level: str, text: str) -> None:
+        """Hand a log line to the monitor (the loop never logs itself)."""
+        monitor = self._monitor
+        if monitor is not None:
+            monitor.log_rt(level, text)
+
+    def _wake_monitor_rt(self) -> None:
+        monitor = self._monitor
+        if monitor is not None:
+            monitor.wake_rt()

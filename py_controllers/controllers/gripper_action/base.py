@@ -54,7 +54,7 @@ from py_controllers.controller_interface.goal_monitor import (
     ABORTED,
     CANCELED,
     SUCCEEDED,
-    GoalMonitor,
+    GoalServing,
     MonitoredGoal,
 )
 from py_controllers.controllers.gripper_action.goal_check import RUNNING, STALLED, GoalCheck
@@ -86,7 +86,7 @@ class LoopCommand:
         self.goal = goal
 
 
-class GripperActionBase(ControllerInterface):
+class GripperActionBase(GoalServing, ControllerInterface):
     """One gripper joint driven by the goals of an action on ``~/gripper_cmd``.
 
     Subclasses set ``action_type`` and ``schema`` (which must declare ``joint``,
@@ -150,7 +150,7 @@ class GripperActionBase(ControllerInterface):
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(self.get_node(), self.schema)
         self.joint = ''
-        self._monitor: GoalMonitor | None = None
+        self._monitor = None
         self._box: RealtimeBox[LoopCommand | None] = RealtimeBox(None)
         self._taken: LoopCommand | None = None
         self._goal: MonitoredGoal | None = None  # the executor side's active goal
@@ -177,27 +177,11 @@ class GripperActionBase(ControllerInterface):
         result = self._configure_joint(params)
         if result != CallbackReturn.SUCCESS:
             return result
-        node = self.get_node()
-        self._monitor = GoalMonitor(
-            node,
-            self.action_type,
-            '~/gripper_cmd',
-            validate_goal=self._validate_goal,
-            goal_accepted=self._goal_accepted,
-            cancel_requested=self._cancel_requested,
-            make_result=self._make_result,
-            feedback_rate_hz=float(params.action_monitor_rate),
-            following=self._loop_follows,
-        )
-        # goes first (newest first) when the configured entities go: no goal without a result
-        node.destroy_on_cleanup(self._close_monitor)
+        self._serve_goals(self.action_type, '~/gripper_cmd', float(params.action_monitor_rate))
         return CallbackReturn.SUCCESS
 
-    def _close_monitor(self) -> None:
-        self._goal = None
-        monitor, self._monitor = self._monitor, None
-        if monitor is not None:
-            monitor.close(self.action_type.Result())
+    def _closing_details(self) -> Any:
+        return self.action_type.Result()
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
         return InterfaceConfiguration.individual(self._command_names())
@@ -369,14 +353,3 @@ class GripperActionBase(ControllerInterface):
                 goal, status, GoalEnd(pos, vel, self._effort, stalled, not stalled)
             )
             monitor.log_rt('info', text)
-
-    def _log_rt(self, level: str, text: str) -> None:
-        """Hand a log line to the monitor (the loop never logs itself)."""
-        monitor = self._monitor
-        if monitor is not None:
-            monitor.log_rt(level, text)
-
-    def _wake_monitor_rt(self) -> None:
-        monitor = self._monitor
-        if monitor is not None:
-            monitor.wake_rt()

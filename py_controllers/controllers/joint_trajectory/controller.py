@@ -75,7 +75,7 @@ from py_controllers.controller_interface.controller_interface import (
     ControllerInterface,
     InterfaceConfiguration,
 )
-from py_controllers.controller_interface.goal_monitor import GoalMonitor, MonitoredGoal
+from py_controllers.controller_interface.goal_monitor import GoalServing, MonitoredGoal
 from py_controllers.controllers.joint_trajectory.conversions import NS
 from py_controllers.controllers.joint_trajectory.inputs import TrajectoryInputs
 from py_controllers.controllers.joint_trajectory.loop import (
@@ -106,7 +106,7 @@ _SCHEMA = Path(__file__).parent / 'joint_trajectory_controller_parameters.yaml'
 _Result = FollowJointTrajectory.Result
 
 
-class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInterface):
+class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, ControllerInterface):
     """Follows joint trajectories from a topic or a FollowJointTrajectory action."""
 
     # --- lifecycle -------------------------------------------------------------------
@@ -119,7 +119,7 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
                 {f'gains.{j}.': p.gains[j] for j in p.joints if j in p.gains}
             ),
         )
-        self._monitor: GoalMonitor | None = None
+        self._monitor = None
         self._box: RealtimeBox[LoopCommand | None] = RealtimeBox(None)
         self._goal: MonitoredGoal | None = None  # the executor side's active goal
         self._active_goal: MonitoredGoal | None = None  # the loop's
@@ -301,19 +301,11 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
                 'to make use of speed scaling, please only use a position interface when '
                 'configuring this controller.'
             )
-        self._monitor = GoalMonitor(
-            node,
+        self._serve_goals(
             FollowJointTrajectory,
             f'{name}/follow_joint_trajectory',
-            validate_goal=self._validate_goal,
-            goal_accepted=self._goal_accepted,
-            cancel_requested=self._cancel_requested,
-            make_result=self._result_of,
-            feedback_rate_hz=float(params.action_monitor_rate),
-            following=self._loop_follows,
+            float(params.action_monitor_rate),
         )
-        # goes first (newest first) when the configured entities go: no goal without a result
-        node.destroy_on_cleanup(self._close_monitor)
 
     def on_error(self, previous_state: Any) -> CallbackReturn:
         self._active = False
@@ -321,11 +313,8 @@ class JointTrajectoryController(TrajectoryInputs, TrajectoryLoop, ControllerInte
         self._trajectory = None
         return CallbackReturn.SUCCESS
 
-    def _close_monitor(self) -> None:
-        self._goal = None
-        monitor, self._monitor = self._monitor, None
-        if monitor is not None:
-            monitor.close((_Result.INVALID_GOAL, 'Controller cleaned up.'))
+    def _closing_details(self) -> tuple[int, str]:
+        return (_Result.INVALID_GOAL, 'Controller cleaned up.')
 
     def command_interface_configuration(self) -> InterfaceConfiguration:
         names = [f'{j}/{i}' for j in self.command_joints for i in self._command_interfaces]

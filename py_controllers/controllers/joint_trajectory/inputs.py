@@ -228,7 +228,7 @@ class TrajectoryInputs:
             self._monitor.record_outcome(goal, ABORTED, (_Result.INVALID_GOAL, text))
 
     @staticmethod
-    def _result_of(details: tuple[int, str]) -> Any:
+    def _make_result(details: tuple[int, str]) -> Any:
         code, text = details
         return _Result(error_code=code, error_string=text)
 

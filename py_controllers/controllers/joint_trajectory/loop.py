@@ -361,17 +361,6 @@ class TrajectoryLoop:
             self._log_rt('warning', 'Aborted due to command timeout')
             self._stop_rt()
 
-    def _log_rt(self, level: str, text: str) -> None:
-        """Hand a log line to the monitor (the loop never logs itself)."""
-        monitor = self._monitor
-        if monitor is not None:
-            monitor.log_rt(level, text)
-
-    def _wake_monitor_rt(self) -> None:
-        monitor = self._monitor
-        if monitor is not None:
-            monitor.wake_rt()
-
     def _finish_rt(self, goal: MonitoredGoal, status: str, details: tuple[int, str]) -> None:
         """Stop following ``goal`` and record how it ended; the monitor delivers the result."""
         self._active_goal = None
