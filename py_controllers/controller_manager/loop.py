@@ -18,7 +18,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from rclpy.clock import Clock
+from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.time import Time
 
@@ -58,6 +58,8 @@ class ControlLoop:
         statistics: LoopStatistics | None = None,
         thread_setup: Callable[[], None] | None = None,
         on_failure: Callable[[BaseException], None] | None = None,
+        use_sim_time: bool = False,
+        publish_clock: Callable[[int], None] | None = None,
     ) -> None:
         self.manager = manager
         self.clock = clock
@@ -70,6 +72,11 @@ class ControlLoop:
         self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)
         self.gate = CycleGate(min(guard_ns, self.period_ns // 2))
         self.on_failure = on_failure
+        # with use_sim_time and a simulator among the hardware, the cycles run on its time:
+        # `now` is the simulation time, `period` the nominal period, and after each cycle the
+        # simulation time goes to `publish_clock` (/clock)
+        self.use_sim_time = use_sim_time
+        self.publish_clock = publish_clock
         self.failure: BaseException | None = None  # what ended the loop, if anything did
         self.failure_traceback = ''
         self._stop = threading.Event()
@@ -132,6 +139,9 @@ class ControlLoop:
         lock = self.manager.cycle_lock
         clock = self.clock
         clock_type = clock.clock_type
+        rm = self.manager.rm
+        use_sim_time = self.use_sim_time
+        publish_clock = self.publish_clock
         gate = self.gate
         last = _monotonic_ns()
         deadline = last + period
@@ -141,12 +151,23 @@ class ControlLoop:
             wake = _monotonic_ns()
             with lock:
                 start = _monotonic_ns()
-                now_ns = clock.now().nanoseconds
-                t_read, t_update = cycle(
-                    Time(nanoseconds=now_ns, clock_type=clock_type),
-                    Duration(nanoseconds=start - last),
-                    now_ns,
-                )
+                simulation = rm.simulation_clock if use_sim_time else None
+                if simulation is None:
+                    now_ns = clock.now().nanoseconds
+                    t_read, t_update = cycle(
+                        Time(nanoseconds=now_ns, clock_type=clock_type),
+                        Duration(nanoseconds=start - last),
+                        now_ns,
+                    )
+                else:
+                    now_ns = simulation()
+                    t_read, t_update = cycle(
+                        Time(nanoseconds=now_ns, clock_type=ClockType.ROS_TIME),
+                        Duration(nanoseconds=period),
+                        now_ns,
+                    )
+                    if publish_clock is not None:
+                        publish_clock(simulation())
                 end = _monotonic_ns()
             realtime_publisher.flush_deferred()
             stats.period.record(start - last)

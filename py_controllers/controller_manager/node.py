@@ -18,6 +18,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,14 +36,16 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
 from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.realtime_tools import scheduling
+from py_controllers.realtime_tools import RealtimePublisher, scheduling
 from py_controllers.realtime_tools.cycle_gate import CycleGate
+from py_controllers.ros_conversions import set_stamp
 
 S = LifecycleStateId
 
@@ -120,6 +123,8 @@ class ControllerManagerRuntime:
             guard_ns=int(self.param('loop.guard_us')) * 1000,
             thread_setup=self._configure_loop_thread,
             on_failure=self._on_loop_failure,
+            use_sim_time=bool(self.param('use_sim_time')),
+            publish_clock=self._clock_publisher() if self.param('use_sim_time') else None,
         )
         # set when the process should end: a signal, or the loop failing
         self.stop_requested = threading.Event()
@@ -204,6 +209,17 @@ class ControllerManagerRuntime:
             error = scheduling.lock_memory()
             if error is not None:
                 log.warning(f'could not lock the process memory: {error}')
+
+    def _clock_publisher(self) -> Callable[[int], None]:
+        """/clock from the loop, for a simulator among the hardware (never blocks)."""
+        rt = RealtimePublisher(self.node.create_publisher(Clock, '/clock', 10), Clock())
+
+        def publish(now_ns: int) -> None:
+            if rt.trylock():
+                set_stamp(rt.msg.clock, now_ns)
+                rt.unlock_and_publish()
+
+        return publish
 
     def param(self, name: str) -> Any:
         """Value of one of the manager's own parameters (None when declared without one)."""

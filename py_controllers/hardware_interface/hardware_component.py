@@ -116,6 +116,12 @@ class HardwareComponentInterface:
         """Set command interface `name`."""
         self.command_interfaces[name].value = value
 
+    def simulation_time_ns(self) -> int | None:
+        """A simulator's own time in ns, None for real hardware. With `use_sim_time`, the
+        manager runs its controllers on the first component's simulation time and
+        publishes it on /clock."""
+        return None
+
     # --- the loop -----------------------------------------------------------------
     def read(self, time: Any, period: Any) -> ReturnType:
         """Fill the state interfaces from the device."""

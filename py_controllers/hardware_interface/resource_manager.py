@@ -62,6 +62,8 @@ class ResourceManager:
         self.log_rt: Callable[[Any, str, str], None] = log_at
         self._writers: list[tuple[ManagedComponent, int]] = []
         self._cycle = 0
+        #: the simulation time (ns) of the first simulator among the components, if any
+        self.simulation_clock: Callable[[], int | None] | None = None
 
     # --- loading ------------------------------------------------------------------
     def load_urdf(self, urdf: str) -> None:
@@ -78,6 +80,13 @@ class ResourceManager:
         if info.name in self.components:
             raise ValueError(f"a hardware component named '{info.name}' is already loaded")
         component.logger = _child_logger(self.logger, info.name)
+        if info.rw_rate > self.update_rate:
+            component.logger.warning(
+                f"rw_rate {info.rw_rate} Hz is above the manager's update rate; "
+                f'using {self.update_rate} Hz'
+            )
+        if not 0 < info.rw_rate <= self.update_rate:
+            info.rw_rate = self.update_rate  # as upstream: components see their real rate
         try:
             result = component.on_init(info)
         except Exception as exc:
@@ -85,9 +94,10 @@ class ResourceManager:
         if result not in (None, True, CallbackReturn.SUCCESS):
             raise RuntimeError(f"hardware '{info.name}': on_init failed")
         managed = ManagedComponent(component, info, component.logger)
+        if self.simulation_clock is None and component.simulation_time_ns() is not None:
+            self.simulation_clock = component.simulation_time_ns
         if info.is_async:
-            rate = info.rw_rate if 0 < info.rw_rate < self.update_rate else self.update_rate
-            period_ns = round(1e9 / rate)
+            period_ns = round(1e9 / info.rw_rate)
             managed.runner = AsyncComponent(
                 managed,
                 period_ns=period_ns,
