@@ -119,5 +119,11 @@ setup(
             'py_controllers/FaultInjectionSystem = '
             'py_controllers.hardware.fault_injection:FaultInjectionSystem',
         ],
+        'py_controllers.kinematics': [
+            'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '
+            'py_controllers.kinematics.pinocchio_kinematics:KinematicsInterfacePinocchio',
+            'kinematics_interface_kdl/KinematicsInterfaceKDL = '
+            'py_controllers.kinematics.pinocchio_kinematics:KinematicsInterfacePinocchio',
+        ],
     },
 )

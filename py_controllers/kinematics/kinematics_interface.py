@@ -135,10 +135,8 @@ def as_vector(values: ArrayLike, what: str, size: int, names: Sequence[str] = ()
     except (TypeError, ValueError) as exc:
         raise KinematicsError(f'{what} must be a vector of numbers: {exc}') from exc
     if vector.ndim != 1 or vector.shape[0] != size:
-        joints = f" (joints: {', '.join(names)})" if names else ''
-        raise KinematicsError(
-            f'{what} has shape {vector.shape}, expected {size} values{joints}'
-        )
+        joints = f' (joints: {", ".join(names)})' if names else ''
+        raise KinematicsError(f'{what} has shape {vector.shape}, expected {size} values{joints}')
     if not np.all(np.isfinite(vector)):
         raise KinematicsError(f'{what} contains NaN or inf: {vector.tolist()}')
     return vector

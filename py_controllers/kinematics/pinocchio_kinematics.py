@@ -69,8 +69,7 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
         for role, name in (('base', base), ('tip', params.tip)):
             if not model.existBodyName(name):
                 raise KinematicsError(
-                    f"{role} link '{name}' is not in the URDF; available links: "
-                    + ', '.join(links)
+                    f"{role} link '{name}' is not in the URDF; available links: " + ', '.join(links)
                 )
         base_frame = model.getFrameId(base, pin.FrameType.BODY)
         tip_frame = model.getFrameId(params.tip, pin.FrameType.BODY)
@@ -126,9 +125,8 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
         """6xN Jacobian of the `link_name` origin, rows (v, w) in base-frame axes (as KDL)."""
         link_frame = self._update(joint_pos, link_name, jacobians=True)
         model, data = self._model, self._data
-        aligned = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED  # origin of the frame, world axes
-        j_link = pin.getFrameJacobian(model, data, link_frame, aligned)[:, self._columns]
-        j_base = pin.getFrameJacobian(model, data, self._base_frame, aligned)[:, self._columns]
+        j_link = _frame_jacobian(model, data, link_frame)[:, self._columns]
+        j_base = _frame_jacobian(model, data, self._base_frame)[:, self._columns]
         base_pose, link_pose = data.oMf[self._base_frame], data.oMf[link_frame]
         # velocity of the link origin relative to a frame moving with base (zero if base is
         # fixed): v_link - v_base - w_base x r, with r from the base origin to the link origin
@@ -178,6 +176,12 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
             pin.forwardKinematics(model, data, q)
         pin.updateFramePlacements(model, data)
         return link_frame
+
+
+def _frame_jacobian(model: pin.Model, data: pin.Data, frame_id: int) -> np.ndarray:
+    """6 x nv Jacobian of a frame's origin in world axes (eigenpy gives 6x1 as a 1-D array)."""
+    aligned = pin.ReferenceFrame.LOCAL_WORLD_ALIGNED
+    return np.asarray(pin.getFrameJacobian(model, data, frame_id, aligned)).reshape(6, model.nv)
 
 
 def _path(model: pin.Model, base: int, tip: int) -> tuple[list[int], list[int]]:
