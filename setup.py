@@ -89,6 +89,7 @@ setup(
         (f'share/{PACKAGE}', ['package.xml']),
         share('launch', '*.py'),
         share('config', '*.*'),
+        share('config/mujoco', '*.*'),
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
     extras_require={'test': ['pytest', 'ruff', 'matplotlib']},
@@ -118,6 +119,7 @@ setup(
             'py_controllers.hardware.arduino_diffdrive_system:ArduinoDiffDriveSystem',
             'py_controllers/FaultInjectionSystem = '
             'py_controllers.hardware.fault_injection:FaultInjectionSystem',
+            'py_controllers/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '

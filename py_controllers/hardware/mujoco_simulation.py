@@ -1,0 +1,144 @@
+"""A MuJoCo model stepped with the drives of `mujoco_model` (no ROS here).
+
+Every bound joint has one active drive at a time (see `mujoco_model`) and a target in
+joint units. Native drives put their target into the actuator's `ctrl` (or into
+`qfrc_applied`) before the steps; servos compute their output at every physics step:
+
+    position servo   out = p (q* - q) + i integral(q* - q) dt - d dq/dt
+    velocity servo   out = p (v* - v) + i integral(v* - v) dt
+
+with the integral clamped to +-i_clamp. To hold a joint is to keep its drive and aim it
+at where it is now (position) or at 0 (velocity, effort), with a fresh integral.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mujoco
+
+from py_controllers.hardware.mujoco_model import (
+    POSITION,
+    QFRC_APPLIED,
+    Drive,
+    JointBinding,
+    SensorReading,
+)
+
+
+class MujocoSimulation:
+    """MjData for `model`, the bound joints' drives and targets, and fixed-step stepping."""
+
+    def __init__(self, model: Any, joints: list[JointBinding]) -> None:
+        self.model = model
+        self.data = mujoco.MjData(model)
+        self.joints = joints
+        self.drive: list[Drive | None] = [j.hold_drive for j in joints]
+        self.target = [0.0] * len(joints)
+        self.integral = [0.0] * len(joints)
+        self._servos: list[int] = []
+        self._refresh()
+
+    # --- state -----------------------------------------------------------------------
+    def reset(self, positions: dict[int, float], keyframe: int = -1) -> None:
+        """Back to the model's (or keyframe's) initial state, `positions` (joint index ->
+        value) applied on top, every joint holding there."""
+        if keyframe >= 0:
+            mujoco.mj_resetDataKeyframe(self.model, self.data, keyframe)
+        else:
+            mujoco.mj_resetData(self.model, self.data)
+        for i, value in positions.items():
+            self.data.qpos[self.joints[i].qpos_adr] = value
+        mujoco.mj_forward(self.model, self.data)
+        for i in range(len(self.joints)):
+            self.hold(i)
+        self._apply_native()
+
+    def position(self, i: int) -> float:
+        """Joint `i`'s position."""
+        return float(self.data.qpos[self.joints[i].qpos_adr])
+
+    def velocity(self, i: int) -> float:
+        """Joint `i`'s velocity."""
+        return float(self.data.qvel[self.joints[i].dof_adr])
+
+    def effort(self, i: int) -> float:
+        """Joint `i`'s generalized force from its actuator and from `qfrc_applied`."""
+        dof = self.joints[i].dof_adr
+        return float(self.data.qfrc_actuator[dof] + self.data.qfrc_applied[dof])
+
+    def acceleration(self, i: int) -> float:
+        """Joint `i`'s acceleration in the last step."""
+        return float(self.data.qacc[self.joints[i].dof_adr])
+
+    def sensor(self, reading: SensorReading) -> float:
+        """The value of one sensor state interface."""
+        return reading.scale * float(self.data.sensordata[reading.address])
+
+    @property
+    def time_s(self) -> float:
+        """Simulated time, s."""
+        return float(self.data.time)
+
+    @property
+    def diverged(self) -> int:
+        """How often MuJoCo reset the data after a bad acceleration (instability)."""
+        return int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+
+    # --- drives ----------------------------------------------------------------------
+    def hold(self, i: int) -> None:
+        """Aim joint `i`'s drive at standing still: here (position) or 0."""
+        drive = self.drive[i]
+        self.target[i] = self.position(i) if drive and drive.kind == POSITION else 0.0
+        self.integral[i] = 0.0
+
+    def set_drive(self, i: int, kind: str) -> None:
+        """Drive joint `i` by its `kind` command from now on, starting with a hold."""
+        self.drive[i] = self.joints[i].drives[kind]
+        self.hold(i)
+        self._refresh()
+
+    def _refresh(self) -> None:
+        self._servos = [i for i, d in enumerate(self.drive) if d is not None and d.gains]
+
+    def _put(self, i: int, drive: Drive, value: float) -> None:
+        if drive.actuator == QFRC_APPLIED:
+            self.data.qfrc_applied[self.joints[i].dof_adr] = value
+        else:
+            self.data.ctrl[drive.actuator] = drive.to_ctrl(value)
+
+    def _apply_native(self) -> None:
+        for i, drive in enumerate(self.drive):
+            if drive is not None and drive.gains is None:
+                self._put(i, drive, self.target[i])
+
+    def _apply_servos(self, dt_s: float) -> None:
+        data = self.data
+        for i in self._servos:
+            drive = self.drive[i]
+            gains = drive.gains
+            joint = self.joints[i]
+            velocity = data.qvel[joint.dof_adr]
+            if drive.kind == POSITION:
+                error = self.target[i] - data.qpos[joint.qpos_adr]
+                damping = gains.d * velocity
+            else:
+                error = self.target[i] - velocity
+                damping = 0.0
+            integral = self.integral[i] + error * dt_s
+            integral = min(max(integral, -gains.i_clamp), gains.i_clamp)
+            self.integral[i] = integral
+            self._put(i, drive, gains.p * error + gains.i * integral - damping)
+
+    def step(self, steps: int) -> None:
+        """Advance `steps` physics steps with the current targets."""
+        if steps <= 0:
+            return
+        self._apply_native()
+        if not self._servos:
+            mujoco.mj_step(self.model, self.data, nstep=steps)
+            return
+        dt_s = float(self.model.opt.timestep)
+        for _ in range(steps):
+            self._apply_servos(dt_s)
+            mujoco.mj_step(self.model, self.data)

@@ -1,0 +1,385 @@
+"""`py_controllers/MujocoSystem`: joints and sensors of a MuJoCo model as a ros2_control system.
+
+The `<ros2_control>` joints and sensors map onto the model's joints, actuators and sensors
+as `mujoco_model` describes (actuator kinds, Python servos, force-torque and IMU sensors).
+
+`<hardware>` parameters (upstream mujoco_ros2_control's name where it has one):
+
+    mujoco_model      MJCF (or URDF MuJoCo compiles) path: absolute, package://pkg/...,
+                      file://..., or relative to the current directory. Required.
+    sim_mode          step_with_loop (default): each read() runs round(period / timestep)
+                      physics steps, the remainder carried to the next read, so results
+                      depend on the cycle count only; realtime: as many steps as the wall
+                      time since the last read() times realtime_factor.
+    realtime_factor   realtime speed scale, > 0, default 1 (upstream: sim_speed_factor,
+                      accepted too; a value <= 0 there means 1)
+    max_substeps      cap on physics steps per read(), default 1000 (the rest is dropped)
+    initial_keyframe  an MJCF keyframe to start from (upstream's name)
+    viewer            true: open MuJoCo's passive viewer when a display is there, else warn
+                      and run headless. Default false (upstream: headless, default false,
+                      read as viewer = not headless when viewer is not given)
+
+A joint's position state interface `initial_value` (else its position command's) sets
+its initial position, over the keyframe. States: position, velocity, effort (generalized
+force of its actuator plus qfrc_applied), acceleration.
+
+Command modes. A joint is driven by the command interface a controller claims on it (one
+at a time). A joint whose command nobody claims, any joint while the component is not
+active, and every joint right after its claim starts or stops holds (`mujoco_simulation`):
+position commands hold where the joint is, velocity and effort commands go to 0. Before
+any claim a joint holds with the first of position, velocity, effort it has (without
+command interfaces: with its actuator's own kind; a joint with neither is passive). NaN
+commands keep the last target; an infinite one makes write() return ERROR.
+
+Physics advance in read(); write() takes the claimed commands. `simulation_time_ns()` is
+the simulated time: with use_sim_time the manager runs on it and publishes it on /clock.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+import warnings
+from typing import Any
+
+import mujoco
+
+from py_controllers.hardware.component_params import float_param
+from py_controllers.hardware.mujoco_model import (
+    JointBinding,
+    MujocoModelError,
+    SensorReading,
+    bind_joint,
+    bind_sensor,
+    load_model,
+    resolve_model_path,
+)
+from py_controllers.hardware.mujoco_simulation import MujocoSimulation
+from py_controllers.hardware.simulated_component import take_commands
+from py_controllers.hardware_interface.handle import Handle
+from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
+from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+
+SIM_MODES = ('step_with_loop', 'realtime')
+_TRUE, _FALSE = ('true', '1', 'yes', 'on'), ('false', '0', 'no', 'off')
+_VIEWER_PERIOD_NS = 16_000_000  # at most ~60 viewer refreshes per second
+
+
+def bool_param(params: dict[str, str], name: str, default: bool, where: str) -> bool:
+    """`params[name]` as a bool (`default` if absent); ValueError naming `where` if bad."""
+    text = str(params.get(name, '')).strip().lower()
+    if not text:
+        return default
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise ValueError(f"{where}: parameter '{name}' is not a bool: '{params[name]}'")
+
+
+def display_problem() -> str | None:
+    """Why no viewer window can be opened, or None if one can."""
+    # GLFW is tried here first: MuJoCo's viewer ends the whole process when GLFW cannot
+    # start (a $DISPLAY naming no X server, say).
+    if not (os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY')):
+        return 'there is no display ($DISPLAY is not set)'
+    try:
+        import glfw
+
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore')
+            if not glfw.init():
+                return f"GLFW cannot open display '{os.environ.get('DISPLAY', '')}'"
+            glfw.terminate()
+    except Exception as exc:
+        return f'GLFW is not usable ({exc})'
+    return None
+
+
+class MujocoSystem(SystemInterface):
+    """A ros2_control system simulated by MuJoCo (see the module docstring)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.model: Any = None
+        self.sim: MujocoSimulation | None = None
+        self.viewer: Any = None
+        self._active = False
+        self._claimed: list[str | None] = []  # per joint: the claimed command kind
+        self._feeds: list[tuple[int, Handle]] = []  # (joint index, claimed command handle)
+
+    # --- the description ----------------------------------------------------------------
+    def on_init(self, info: Any) -> CallbackReturn:
+        """Load the model and map every joint and sensor onto it; ERROR naming what misfits."""
+        super().on_init(info)
+        try:
+            self._configure_from(info)
+        except ValueError as exc:  # MujocoModelError included
+            self._log().error(str(exc))
+            return CallbackReturn.ERROR
+        return CallbackReturn.SUCCESS
+
+    def _configure_from(self, info: Any) -> None:
+        hw = dict(info.hardware_parameters)
+        where = f"hardware '{info.name}'"
+        if not hw.get('mujoco_model', '').strip():
+            raise ValueError(f"{where}: parameter 'mujoco_model' (the MJCF file) is required")
+        self.model = load_model(resolve_model_path(hw['mujoco_model']))
+        self.sim_mode = hw.get('sim_mode', SIM_MODES[0]).strip() or SIM_MODES[0]
+        if self.sim_mode not in SIM_MODES:
+            raise ValueError(
+                f"{where}: parameter 'sim_mode' must be one of {SIM_MODES}, got '{self.sim_mode}'"
+            )
+        factor = float_param(hw, 'sim_speed_factor', 1.0, where)
+        factor = float_param(hw, 'realtime_factor', factor if factor > 0.0 else 1.0, where)
+        if not (math.isfinite(factor) and factor > 0.0):
+            raise ValueError(f"{where}: parameter 'realtime_factor' must be > 0, got {factor}")
+        self.realtime_factor = factor
+        self.max_substeps = int(float_param(hw, 'max_substeps', 1000, where))
+        if self.max_substeps < 1:
+            raise ValueError(f"{where}: parameter 'max_substeps' must be >= 1")
+        headless = bool_param(hw, 'headless', True, where)
+        self.viewer_requested = bool_param(hw, 'viewer', not headless, where)
+        self._keyframe = -1
+        if hw.get('initial_keyframe', '').strip():
+            name = hw['initial_keyframe'].strip()
+            self._keyframe = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, name)
+            if self._keyframe < 0:
+                raise MujocoModelError(f"{where}: the MuJoCo model has no keyframe '{name}'")
+        for gpio in getattr(info, 'gpios', None) or []:
+            raise ValueError(f"{where}: gpio '{gpio.name}' is not simulated by MujocoSystem")
+        self.bindings: list[JointBinding] = [bind_joint(self.model, j) for j in info.joints]
+        self.readings: list[SensorReading] = [
+            r for s in getattr(info, 'sensors', None) or [] for r in bind_sensor(self.model, s, hw)
+        ]
+        self._initial_positions = {}
+        for i, joint in enumerate(info.joints):
+            for interfaces in (joint.state_interfaces, joint.command_interfaces):
+                itf = next((x for x in interfaces if x.name == 'position'), None)
+                value = math.nan if itf is None else initial_value(itf.initial_value, joint.name)
+                if not math.isnan(value):
+                    self._initial_positions[i] = value
+                    break
+        timestep = float(self.model.opt.timestep)
+        self.timestep_ns = round(timestep * 1e9)
+        if self.timestep_ns <= 0:
+            raise ValueError(f'{where}: the model timestep {timestep} s is too small')
+
+    # --- lifecycle ----------------------------------------------------------------------
+    def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Make the simulation at its initial state, resolve every handle once."""
+        self.sim = MujocoSimulation(self.model, self.bindings)
+        self.sim.reset(self._initial_positions, self._keyframe)
+        self._active = False
+        self._owed_ns = 0
+        self._owed_steps = 0.0
+        self._wall_ns: int | None = None
+        self._diverged = self.sim.diverged
+        self._index = {b.name: i for i, b in enumerate(self.bindings)}
+        self._claimed = [None] * len(self.bindings)
+        self._feeds = []
+        readers = {
+            'position': self.sim.position,
+            'velocity': self.sim.velocity,
+            'effort': self.sim.effort,
+            'acceleration': self.sim.acceleration,
+        }
+        self._joint_outputs = [
+            (handle, readers[kind], i)
+            for i, b in enumerate(self.bindings)
+            for kind in readers
+            if (handle := self.state_interfaces.get(f'{b.name}/{kind}')) is not None
+        ]
+        self._sensor_outputs = [(self.state_interfaces[r.interface], r) for r in self.readings]
+        self._publish()
+        if self.viewer_requested:
+            self._open_viewer()
+        return CallbackReturn.SUCCESS
+
+    def on_cleanup(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Close the viewer and drop the simulation."""
+        self._close_viewer()
+        self.sim = None
+        return CallbackReturn.SUCCESS
+
+    def on_shutdown(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Close the viewer."""
+        self._close_viewer()
+        return CallbackReturn.SUCCESS
+
+    def on_activate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Let the claimed command interfaces drive their joints."""
+        self._active = True
+        self._wall_ns = None
+        self._sync_feeds()
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
+        """Hold every joint: position where it is, velocity and effort at 0."""
+        self._active = False
+        if self.sim is not None:
+            for i in range(len(self.bindings)):
+                self.sim.hold(i)
+        self._sync_feeds()
+        return CallbackReturn.SUCCESS
+
+    # --- command modes ----------------------------------------------------------------
+    def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
+        """Each joint's claimed kind after the switch; ValueError for two on one joint."""
+        claimed = list(self._claimed)
+        for name in stop:
+            prefix, _, kind = name.rpartition('/')
+            i = self._index.get(prefix)
+            if i is not None and claimed[i] == kind:
+                claimed[i] = None
+        starting: dict[int, str] = {}
+        for name in start:
+            prefix, _, kind = name.rpartition('/')
+            i = self._index.get(prefix)
+            if i is None or kind not in self.bindings[i].drives:
+                continue
+            other = starting.get(i) or claimed[i]
+            if other is not None and other != kind:
+                raise ValueError(
+                    f"joint '{prefix}': cannot command '{kind}' and '{other}' at the same time"
+                )
+            starting[i] = kind
+        for i, kind in starting.items():
+            claimed[i] = kind
+        return claimed
+
+    def prepare_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Refuse a switch that would command one joint in two ways."""
+        try:
+            self._claims_after(start_interfaces, stop_interfaces)
+        except ValueError as exc:
+            self._log().error(str(exc))
+            return ReturnType.ERROR
+        return ReturnType.OK
+
+    def perform_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Drive each joint by its newly claimed kind; joints whose claim changed hold."""
+        try:
+            claimed = self._claims_after(start_interfaces, stop_interfaces)
+        except ValueError as exc:
+            self._log().error(str(exc))
+            return ReturnType.ERROR
+        for i, (old, new) in enumerate(zip(self._claimed, claimed, strict=True)):
+            if old == new or self.sim is None:
+                continue
+            if new is None:
+                self.sim.hold(i)
+            else:
+                self.sim.set_drive(i, new)
+        self._claimed = claimed
+        self._sync_feeds()
+        return ReturnType.OK
+
+    def _sync_feeds(self) -> None:
+        """The (joint index, command handle) pairs write() takes while active."""
+        self._feeds = [
+            (i, self.command_interfaces[f'{self.bindings[i].name}/{kind}'])
+            for i, kind in enumerate(self._claimed)
+            if kind is not None and self._active
+        ]
+
+    # --- the loop -----------------------------------------------------------------------
+    def write(self, time: Any, period: Any) -> ReturnType:
+        """Take the claimed commands as the joints' targets (while active)."""
+        active = self._active and self.sim is not None
+        if active and not take_commands(self._feeds, self.sim.target, self._log):
+            return ReturnType.ERROR
+        return ReturnType.OK
+
+    def read(self, time: Any, period: Any) -> ReturnType:
+        """Advance the physics by `period` (or the wall time) and report the new states."""
+        sim = self.sim
+        if sim is None:
+            return ReturnType.ERROR
+        steps = self._steps_for(period)
+        if self.viewer is not None:
+            with self.viewer.lock():
+                sim.step(steps)
+        else:
+            sim.step(steps)
+        if sim.diverged != self._diverged:
+            self._diverged = sim.diverged
+            self._log().error('the MuJoCo simulation diverged (bad acceleration) and was reset')
+            return ReturnType.ERROR
+        self._publish()
+        if self.viewer is not None:
+            self._sync_viewer()
+        return ReturnType.OK
+
+    def _steps_for(self, period: Any) -> int:
+        """Physics steps for this read(), at most max_substeps."""
+        if self.sim_mode == 'realtime':
+            now_ns = time.monotonic_ns()
+            elapsed_ns = 0 if self._wall_ns is None else now_ns - self._wall_ns
+            self._wall_ns = now_ns
+            self._owed_steps += elapsed_ns * self.realtime_factor / self.timestep_ns
+            steps = int(self._owed_steps)
+            self._owed_steps -= steps
+        else:
+            nanoseconds = getattr(period, 'nanoseconds', None)
+            period_ns = round(period * 1e9) if nanoseconds is None else int(nanoseconds)
+            self._owed_ns += period_ns
+            steps = max(0, (self._owed_ns + self.timestep_ns // 2) // self.timestep_ns)
+            self._owed_ns -= steps * self.timestep_ns
+        if steps > self.max_substeps:  # a stall: drop what is past the cap
+            self._owed_ns = self._owed_steps = 0
+            steps = self.max_substeps
+        return steps
+
+    def _publish(self) -> None:
+        for handle, reader, i in self._joint_outputs:
+            handle.value = reader(i)
+        sim = self.sim
+        for handle, reading in self._sensor_outputs:
+            handle.value = sim.sensor(reading)
+
+    # --- simulated time and the viewer ------------------------------------------------
+    def simulation_time_ns(self) -> int:
+        """Simulated time in ns (0 before configure): the manager's clock with use_sim_time."""
+        return round(self.sim.time_s * 1e9) if self.sim is not None else 0
+
+    def _open_viewer(self) -> None:
+        name = self.info.name if self.info is not None else 'MujocoSystem'
+        problem = display_problem()
+        if problem is not None:
+            self._log().warning(
+                f"hardware '{name}': viewer requested but {problem}; running headless"
+            )
+            return
+        try:
+            import mujoco.viewer
+
+            self.viewer = mujoco.viewer.launch_passive(self.model, self.sim.data)
+        except Exception as exc:  # no GL, no mjpython on macOS, ...
+            self._log().warning(
+                f"hardware '{name}': cannot open the MuJoCo viewer ({exc}); headless"
+            )
+            self.viewer = None
+        self._viewer_synced_ns = 0
+
+    def _sync_viewer(self) -> None:
+        now_ns = time.monotonic_ns()
+        if now_ns - self._viewer_synced_ns < _VIEWER_PERIOD_NS:
+            return
+        self._viewer_synced_ns = now_ns
+        if self.viewer.is_running():
+            self.viewer.sync()
+        else:  # the window was closed: go on headless
+            self.viewer = None
+
+    def _close_viewer(self) -> None:
+        if self.viewer is not None:
+            self.viewer.close()
+            self.viewer = None
+
+    def _log(self) -> Any:
+        return self.logger if self.logger is not None else logging.getLogger(__name__)
