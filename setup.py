@@ -73,6 +73,10 @@ CONTROLLERS = [
         'sensor_broadcasters.force_torque:ForceTorqueSensorBroadcaster',
     ),
     (
+        'admittance_controller/AdmittanceController',
+        'admittance.controller:AdmittanceController',
+    ),
+    (
         'range_sensor_broadcaster/RangeSensorBroadcaster',
         'sensor_broadcasters.range:RangeSensorBroadcaster',
     ),

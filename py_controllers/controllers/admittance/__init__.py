@@ -1,0 +1,1 @@
+"""admittance_controller/AdmittanceController: compliance from a force-torque sensor."""
