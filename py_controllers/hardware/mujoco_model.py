@@ -24,6 +24,12 @@ hardware's `<param>`s (`force_mjcf_suffix` `_force`, `torque_mjcf_suffix` `_torq
 `orientation_mjcf_suffix` `_quat`, `angular_velocity_mjcf_suffix` `_gyro`,
 `linear_acceleration_mjcf_suffix` `_accel`). Force and torque are negated as upstream
 (the load the tool puts on the sensor, not the support the sensor gives the tool).
+
+A `<gpio>` is an external push (ours; upstream simulates no gpios): its `body` parameter
+names a MuJoCo body, its command interfaces among `force.x` ... `torque.z` set that body's
+`xfrc_applied` (world frame, at its centre of mass) while the component is active, and
+state interfaces of the same names report what is applied. A GpioCommandController then
+pushes the robot from a topic.
 """
 
 from __future__ import annotations
@@ -357,3 +363,40 @@ def load_model(path: Path) -> Any:
         raise MujocoModelError(
             f"parameter 'mujoco_model': MuJoCo cannot load {path}: {exc}"
         ) from None
+
+
+WRENCH_AXES = ('force.x', 'force.y', 'force.z', 'torque.x', 'torque.y', 'torque.z')
+
+
+@dataclass
+class PushBinding:
+    """A `<gpio>` that pushes a MuJoCo body: its command interfaces among `WRENCH_AXES`
+    (world frame, at the body's centre of mass) go to `xfrc_applied[body_id]`."""
+
+    name: str
+    body_id: int
+    axes: list[tuple[str, int]]  # (interface name, column of xfrc_applied)
+
+
+def bind_push(model: Any, gpio: Any) -> PushBinding:
+    """The gpio's `body` parameter and interfaces checked against the model."""
+    where = f"gpio '{gpio.name}'"
+    body = str(gpio.parameters.get('body', '')).strip()
+    if not body:
+        raise MujocoModelError(
+            f'{where}: MujocoSystem simulates a gpio as an external wrench on a body; '
+            "parameter 'body' (the MuJoCo body to push) is required"
+        )
+    body_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, body)
+    if body_id < 0:
+        bodies = _names(model, mujoco.mjtObj.mjOBJ_BODY, model.nbody)
+        raise MujocoModelError(f"{where}: the MuJoCo model has no body '{body}' (it has: {bodies})")
+    names = [itf.name for itf in (*gpio.command_interfaces, *gpio.state_interfaces)]
+    unknown = sorted({n for n in names if n not in WRENCH_AXES})
+    if unknown or not gpio.command_interfaces:
+        raise MujocoModelError(
+            f'{where}: interfaces {unknown or "(none)"} are not a wrench; '
+            f'command interfaces are among {list(WRENCH_AXES)}'
+        )
+    axes = [(itf.name, WRENCH_AXES.index(itf.name)) for itf in gpio.command_interfaces]
+    return PushBinding(gpio.name, body_id, axes)

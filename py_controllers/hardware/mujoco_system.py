@@ -50,8 +50,10 @@ from py_controllers.hardware.component_params import float_param
 from py_controllers.hardware.mujoco_model import (
     JointBinding,
     MujocoModelError,
+    PushBinding,
     SensorReading,
     bind_joint,
+    bind_push,
     bind_sensor,
     load_model,
     resolve_model_path,
@@ -146,8 +148,9 @@ class MujocoSystem(SystemInterface):
             self._keyframe = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, name)
             if self._keyframe < 0:
                 raise MujocoModelError(f"{where}: the MuJoCo model has no keyframe '{name}'")
-        for gpio in getattr(info, 'gpios', None) or []:
-            raise ValueError(f"{where}: gpio '{gpio.name}' is not simulated by MujocoSystem")
+        self.pushes: list[PushBinding] = [
+            bind_push(self.model, g) for g in getattr(info, 'gpios', None) or []
+        ]
         self.bindings: list[JointBinding] = [bind_joint(self.model, j) for j in info.joints]
         self.readings: list[SensorReading] = [
             r for s in getattr(info, 'sensors', None) or [] for r in bind_sensor(self.model, s, hw)
@@ -191,6 +194,17 @@ class MujocoSystem(SystemInterface):
             if (handle := self.state_interfaces.get(f'{b.name}/{kind}')) is not None
         ]
         self._sensor_outputs = [(self.state_interfaces[r.interface], r) for r in self.readings]
+        # (xfrc_applied row, column, command handle, its state mirror or None)
+        self._pushes = [
+            (
+                self.sim.data.xfrc_applied[p.body_id],
+                column,
+                self.command_interfaces[f'{p.name}/{axis}'],
+                self.state_interfaces.get(f'{p.name}/{axis}'),
+            )
+            for p in self.pushes
+            for axis, column in p.axes
+        ]
         self._publish()
         if self.viewer_requested:
             self._open_viewer()
@@ -220,6 +234,7 @@ class MujocoSystem(SystemInterface):
         if self.sim is not None:
             for i in range(len(self.bindings)):
                 self.sim.hold(i)
+            self.sim.data.xfrc_applied[:] = 0.0
         self._sync_feeds()
         return CallbackReturn.SUCCESS
 
@@ -293,6 +308,10 @@ class MujocoSystem(SystemInterface):
         active = self._active and self.sim is not None
         if active and not take_commands(self._feeds, self.sim.target, self._log):
             return ReturnType.ERROR
+        if active:
+            for row, column, command, _ in self._pushes:
+                value = command.value
+                row[column] = value if math.isfinite(value) else 0.0
         return ReturnType.OK
 
     def read(self, time: Any, period: Any) -> ReturnType:
@@ -341,6 +360,9 @@ class MujocoSystem(SystemInterface):
         sim = self.sim
         for handle, reading in self._sensor_outputs:
             handle.value = sim.sensor(reading)
+        for row, column, _, mirror in self._pushes:
+            if mirror is not None:
+                mirror.value = float(row[column])
 
     # --- simulated time and the viewer ------------------------------------------------
     def simulation_time_ns(self) -> int:

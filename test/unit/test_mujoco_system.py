@@ -239,6 +239,41 @@ def test_force_torque_sensor_reads_the_tools_weight_with_upstreams_sign():
     assert state(arm, 'wrist_ft/torque.z') == pytest.approx(0.0, abs=1e-6)
 
 
+PUSH_GPIO = """
+    <gpio name="push">
+      <param name="body">tool</param>
+      <command_interface name="force.z"/>
+      <state_interface name="force.z"/>
+    </gpio>
+  </ros2_control>"""
+
+
+def pushed_arm_info(gpio: str = PUSH_GPIO) -> Any:
+    text = ARM_URDF.read_text().replace('</ros2_control>', gpio, 1)
+    (info,) = parse_control_resources_from_urdf(text)
+    return info
+
+
+def test_a_push_gpio_applies_its_force_to_the_body_while_active():
+    # 10 N down on the tool: the wrist sensor carries weight and push, -(m g + 10) N;
+    # after deactivation the push is gone again
+    arm = start(pushed_arm_info())
+    arm.set_command('push/force.z', -10.0)
+    run(arm, 20)
+    assert state(arm, 'push/force.z') == -10.0
+    assert state(arm, 'wrist_ft/force.z') == pytest.approx(-(0.25 * 9.81 + 10.0), rel=1e-6)
+    assert arm.on_deactivate(S.ACTIVE) == CallbackReturn.SUCCESS
+    run(arm, 20)
+    assert state(arm, 'wrist_ft/force.z') == pytest.approx(-0.25 * 9.81, rel=1e-6)
+
+
+def test_a_push_gpio_on_an_unknown_body_or_axis_fails_on_init(caplog):
+    text = refused(pushed_arm_info(PUSH_GPIO.replace('>tool<', '>hand<')), caplog)
+    assert "no body 'hand'" in text and 'tool' in text
+    text = refused(pushed_arm_info(PUSH_GPIO.replace('force.z', 'speed')), caplog)
+    assert "['speed']" in text and 'not a wrench' in text
+
+
 # --- command modes and holding --------------------------------------------------------------
 def test_deactivation_holds_position_and_zeroes_effort():
     arm = start(arm_info())
