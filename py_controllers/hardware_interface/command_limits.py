@@ -128,8 +128,8 @@ class CommandLimits:
             actual, desired = j.actual, j.desired
             for kind, handle in j.states:
                 setattr(actual, kind, handle.value)
-            for kind in LIMITED_INTERFACES:
-                setattr(desired, kind, None)
+            desired.position = desired.velocity = desired.effort = None
+            desired.acceleration = desired.jerk = None
             for kind, handle in j.claimed:
                 setattr(desired, kind, handle.value)
             try:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 INTERFACE_FIELDS = ('position', 'velocity', 'effort', 'acceleration', 'jerk')
 
 
-@dataclass
+@dataclass(slots=True)
 class JointControlInterfacesData:
     """Position, velocity, effort, acceleration and jerk of one joint; None = interface absent."""
 
@@ -26,7 +26,13 @@ class JointControlInterfacesData:
 
     def has_data(self) -> bool:
         """True when at least one interface value is present (NaN counts as present)."""
-        return any(getattr(self, name) is not None for name in INTERFACE_FIELDS)
+        return (
+            self.position is not None
+            or self.velocity is not None
+            or self.effort is not None
+            or self.acceleration is not None
+            or self.jerk is not None
+        )
 
     def __str__(self) -> str:
         values = ', '.join(

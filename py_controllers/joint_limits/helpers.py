@@ -37,7 +37,7 @@ UNBOUNDED = Bounds(-_INF, _INF)
 
 def known(value: float | None) -> TypeGuard[float]:
     """True for a present, non-NaN value."""
-    return value is not None and not math.isnan(value)
+    return value is not None and value == value  # NaN is the one float unequal to itself
 
 
 def finite(value: float | None) -> TypeGuard[float]:
@@ -234,7 +234,20 @@ def update_prev_command(
     desired: JointControlInterfacesData, prev: JointControlInterfacesData
 ) -> None:
     """Remember the limited command; NaN ("no command") values leave the previous one."""
-    for name in INTERFACE_FIELDS:
-        if known(getattr(desired, name)):
-            setattr(prev, name, getattr(desired, name))
+    # unrolled: this runs for every limited joint in every cycle (v == v: not NaN)
+    v = desired.position
+    if v is not None and v == v:
+        prev.position = v
+    v = desired.velocity
+    if v is not None and v == v:
+        prev.velocity = v
+    v = desired.effort
+    if v is not None and v == v:
+        prev.effort = v
+    v = desired.acceleration
+    if v is not None and v == v:
+        prev.acceleration = v
+    v = desired.jerk
+    if v is not None and v == v:
+        prev.jerk = v
     prev.joint_name = desired.joint_name
