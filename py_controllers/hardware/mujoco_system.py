@@ -59,7 +59,7 @@ from py_controllers.hardware.mujoco_model import (
     resolve_model_path,
 )
 from py_controllers.hardware.mujoco_simulation import MujocoSimulation
-from py_controllers.hardware.simulated_component import take_commands
+from py_controllers.hardware.simulated_component import OneCommandPerJoint, take_commands
 from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
@@ -98,7 +98,7 @@ def display_problem() -> str | None:
     return None
 
 
-class MujocoSystem(SystemInterface):
+class MujocoSystem(OneCommandPerJoint, SystemInterface):
     """A ros2_control system simulated by MuJoCo (see the module docstring)."""
 
     def __init__(self) -> None:
@@ -239,40 +239,8 @@ class MujocoSystem(SystemInterface):
         return CallbackReturn.SUCCESS
 
     # --- command modes ----------------------------------------------------------------
-    def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
-        """Each joint's claimed kind after the switch; ValueError for two on one joint."""
-        claimed = list(self._claimed)
-        for name in stop:
-            prefix, _, kind = name.rpartition('/')
-            i = self._index.get(prefix)
-            if i is not None and claimed[i] == kind:
-                claimed[i] = None
-        starting: dict[int, str] = {}
-        for name in start:
-            prefix, _, kind = name.rpartition('/')
-            i = self._index.get(prefix)
-            if i is None or kind not in self.bindings[i].drives:
-                continue
-            other = starting.get(i) or claimed[i]
-            if other is not None and other != kind:
-                raise ValueError(
-                    f"joint '{prefix}': cannot command '{kind}' and '{other}' at the same time"
-                )
-            starting[i] = kind
-        for i, kind in starting.items():
-            claimed[i] = kind
-        return claimed
-
-    def prepare_command_mode_switch(
-        self, start_interfaces: list[str], stop_interfaces: list[str]
-    ) -> ReturnType:
-        """Refuse a switch that would command one joint in two ways."""
-        try:
-            self._claims_after(start_interfaces, stop_interfaces)
-        except ValueError as exc:
-            self._log().error(str(exc))
-            return ReturnType.ERROR
-        return ReturnType.OK
+    def _commandable(self, i: int, kind: str) -> bool:
+        return kind in self.bindings[i].drives
 
     def perform_command_mode_switch(
         self, start_interfaces: list[str], stop_interfaces: list[str]

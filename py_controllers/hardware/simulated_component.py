@@ -33,6 +33,58 @@ def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
     return True
 
 
+class OneCommandPerJoint:
+    """Command mode switching for a component that drives each joint in one way at a time.
+
+    Keeps `_claimed` (per joint: the claimed command kind, or None); a subclass provides
+    `_index` (joint name -> index), `_commandable(i, kind)` and `_log()`, and applies the
+    claims returned by `_claims_after` in its perform_command_mode_switch.
+    """
+
+    _claimed: list[str | None]
+    _index: dict[str, int]
+
+    def _commandable(self, i: int, kind: str) -> bool:
+        raise NotImplementedError
+
+    def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
+        """Each joint's claimed kind once `stop` is released and `start` claimed; ValueError
+        naming the joint when it would be commanded in two ways."""
+        claimed = list(self._claimed)
+        for name in stop:
+            prefix, _, kind = name.rpartition('/')
+            i = self._index.get(prefix)
+            if i is not None and claimed[i] == kind:
+                claimed[i] = None
+        starting: dict[int, str] = {}
+        for name in start:
+            prefix, _, kind = name.rpartition('/')
+            i = self._index.get(prefix)
+            if i is None or not self._commandable(i, kind):
+                continue
+            other = starting.get(i) or claimed[i]
+            if other is not None and other != kind:
+                raise ValueError(
+                    f"joint '{prefix}': cannot command '{kind}' and '{other}' at the same "
+                    'time; one command interface per joint'
+                )
+            starting[i] = kind
+        for i, kind in starting.items():
+            claimed[i] = kind
+        return claimed
+
+    def prepare_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Refuse a switch that would command a joint in two ways."""
+        try:
+            self._claims_after(start_interfaces, stop_interfaces)
+        except ValueError as exc:
+            self._log().error(str(exc))
+            return ReturnType.ERROR
+        return ReturnType.OK
+
+
 class SimulatedComponent(SystemInterface):
     """Base of the simulated systems: see the module docstring for what a subclass fills."""
 

@@ -94,7 +94,7 @@ from py_controllers.hardware.joint_dynamics import (
     JointDynamics,
     JointParams,
 )
-from py_controllers.hardware.simulated_component import SimulatedComponent
+from py_controllers.hardware.simulated_component import OneCommandPerJoint, SimulatedComponent
 from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import initial_value
 from py_controllers.hardware_interface.types import (
@@ -220,7 +220,7 @@ def force_torque_sensors(sensors: Any, joint_names: list[str]) -> list[ForceTorq
     return models
 
 
-class SimulatedSystem(SimulatedComponent):
+class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
     """Joints simulated as rigid bodies, commanded in effort, velocity or position mode."""
 
     def _configure_from(self, info: Any) -> None:
@@ -337,44 +337,8 @@ class SimulatedSystem(SimulatedComponent):
         return self._read_gpios_rt(period.nanoseconds)
 
     # --- command modes ------------------------------------------------------------
-    def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
-        """The mode of every joint once `stop` is released and `start` claimed.
-
-        Raises ValueError when a joint would end up with two modes.
-        """
-        claimed = list(self._claimed)
-        for name in stop:
-            prefix, _, itf = name.rpartition('/')
-            i = self._index.get(prefix)
-            if i is not None and claimed[i] == itf:
-                claimed[i] = None
-        starting: dict[int, str] = {}
-        for name in start:
-            prefix, _, itf = name.rpartition('/')
-            i = self._index.get(prefix)
-            if i is None or itf not in _MODE_CODES:
-                continue
-            other = starting.get(i) or claimed[i]
-            if other is not None and other != itf:
-                raise ValueError(
-                    f"joint '{prefix}': cannot command '{itf}' and '{other}' at the same "
-                    f'time; only one of position, velocity, effort per joint'
-                )
-            starting[i] = itf
-        for i, itf in starting.items():
-            claimed[i] = itf
-        return claimed
-
-    def prepare_command_mode_switch(
-        self, start_interfaces: list[str], stop_interfaces: list[str]
-    ) -> ReturnType:
-        """Refuse a switch that would leave a joint commanded in two modes."""
-        try:
-            self._claims_after(start_interfaces, stop_interfaces)
-        except ValueError as exc:
-            self._log().error(str(exc))
-            return ReturnType.ERROR
-        return ReturnType.OK
+    def _commandable(self, i: int, kind: str) -> bool:
+        return kind in _MODE_CODES
 
     def perform_command_mode_switch(
         self, start_interfaces: list[str], stop_interfaces: list[str]
