@@ -67,6 +67,7 @@ from py_controllers.hardware_interface.types import (
     LifecycleStateId,
     ReturnType,
 )
+from py_controllers.semantic_components.imu_sensor import IMU_INTERFACES
 
 # URDF parameter name -> WheelParams field.
 WHEEL_PARAMETERS = {
@@ -79,18 +80,6 @@ WHEEL_PARAMETERS = {
 
 
 # --- sensors: the base's IMU --------------------------------------------------------------
-IMU_INTERFACES = (
-    'orientation.x',
-    'orientation.y',
-    'orientation.z',
-    'orientation.w',
-    'angular_velocity.x',
-    'angular_velocity.y',
-    'angular_velocity.z',
-    'linear_acceleration.x',
-    'linear_acceleration.y',
-    'linear_acceleration.z',
-)
 STANDARD_GRAVITY = 9.81  # m/s^2, what an IMU at rest reads on z (REP 145)
 
 
