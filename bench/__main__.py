@@ -3,6 +3,7 @@
 1 loop floor vs manager (demo robot under load, 1 kHz)   4 scaling in joints and controllers
 2 per-cycle cost at 100 Hz and 1 kHz, per controller     5 CPU use of an idle manager
 3 topic-to-hardware command latency                      6 start-up to active controllers
+7 simulated arms: MuJoCo vs SimulatedSystem, read + write per cycle
 
 Every figure comes from this run on this machine; nothing here is asserted by the tests.
 """
@@ -20,10 +21,11 @@ from bench.common import table, verdict
 from bench.cpu_idle import ROBOTS, idle_cpu_run
 from bench.demo_load import demo_run, warm_cycle_us
 from bench.floor import bare_loop
+from bench.mujoco_step import mujoco_step_run
 from bench.scaling import forward_run, jtc_run
 from bench.startup_time import startup_run
 
-TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup')
+TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco')
 
 
 def _lateness_row(label: str, s: dict) -> list:
@@ -186,6 +188,29 @@ def startup_table(targets: list) -> None:
     targets.append(('start-up to active controllers < 2 s', f'{total:.2f} s', total < 2.0))
 
 
+def mujoco_table(seconds: float, targets: list) -> None:
+    print('\n## 7. Simulated arms: read + write of the hardware component per cycle (us)\n')
+    print('Each component driven alone in this process, every joint in effort, 1 ms physics')
+    print('steps; the bare mj_step of the same MuJoCo model is the floor.\n')
+    rows = mujoco_step_run(seconds)
+    headers = ['component', 'read mean', 'read p99', 'write mean', 'write p99', 'total mean']
+    headers.append('total p99')
+    print(
+        table(
+            headers,
+            [[label, *c['read'], *c['write'], *c['total']] for label, c in rows],
+        )
+    )
+    mujoco_1k = rows[0][1]['total'][0]
+    targets.append(
+        (
+            'MuJoCo arm6 read + write < 10 % of a 1 kHz period',
+            f'{mujoco_1k:.0f} us',
+            mujoco_1k < 100.0,
+        )
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog='bench', description=__doc__.splitlines()[0])
     p.add_argument('--seconds', type=float, default=5.0, help='measuring window per run')
@@ -214,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu_table(args.seconds, targets)
     if 'startup' in args.only:
         startup_table(targets)
+    if 'mujoco' in args.only:
+        mujoco_table(args.seconds, targets)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
     return 0

@@ -6,6 +6,7 @@ gripper on a GripperActionController, and a differential drive base with an IMU 
 drive controller, odometry, TF, sensor broadcasters); spawns the controllers with
 `spawner`; sends a FollowJointTrajectory goal; drives a square; sends a GripperCommand
 goal; reads the IMU and the wrench; prints what happens, a summary table, and writes plots.
+With --mujoco: a 6-axis arm simulated by MuJoCo instead (py_controllers/demo/mujoco_arm.py).
 """
 
 from __future__ import annotations
@@ -273,7 +274,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--quick', action='store_true', help='short run: half the square, no plots')
     parser.add_argument('--no-plots', action='store_true', help='do not write PNG plots')
     parser.add_argument('--output', type=Path, default=Path('demo_output'), help='folder for plots')
+    parser.add_argument(
+        '--mujoco', action='store_true', help='a 6-axis arm on MuJoCo instead (mujoco_arm.py)'
+    )
     args = parser.parse_args(argv)
+    if args.mujoco:
+        from py_controllers.demo import mujoco_arm
+
+        return mujoco_arm.run(args)
     print(__doc__.splitlines()[0])
     with (
         ManagerProcess([CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf') as proc,

@@ -1,4 +1,4 @@
-"""The demo's figures (matplotlib, PNG): joints, base path, loop periods."""
+"""The demo's figures (matplotlib, PNG): joints, efforts, base path, loop periods."""
 
 from __future__ import annotations
 
@@ -72,6 +72,26 @@ def plot_periods(path: Path, histogram: dict[str, list[float]], rate_hz: float) 
     ax.set_ylabel('cycles')
     ax.legend()
     ax.set_title('Control loop periods')
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def plot_efforts(path: Path, samples: list[tuple[float, list[str], list[float]]]) -> Path:
+    """Every joint's effort over time (from /joint_states): the torque its motor delivers."""
+    plt = _pyplot()
+    names = samples[0][1]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    t0 = samples[0][0]
+    times = [s[0] - t0 for s in samples]
+    for i, name in enumerate(names):
+        ax.plot(times, [s[2][i] for s in samples], label=name)
+    ax.set_xlabel('time [s]')
+    ax.set_ylabel('effort [Nm]')
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc='upper right', ncol=3)
+    ax.set_title('Joint efforts')
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

@@ -15,3 +15,24 @@ def test_demo_quick_mode_succeeds(tmp_path):
     assert 'demo succeeded' in result.stdout
     for step in ('spawner', 'trajectory', 'square', 'gripper'):
         assert f'[ok] {step}' in result.stdout
+
+
+def test_mujoco_demo_quick_mode_succeeds(tmp_path):
+    result = subprocess.run(
+        [
+            sys.executable,
+            '-m',
+            'py_controllers.demo',
+            '--mujoco',
+            '--quick',
+            '--output',
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    assert 'demo succeeded' in result.stdout
+    for step in ('hold', 'takeover', 'trajectory', 'wrench'):
+        assert f'[ok] {step}' in result.stdout

@@ -20,7 +20,13 @@ def our_executables() -> set[str]:
 
 def test_there_are_launch_files():
     names = {p.name for p in LAUNCH_FILES}
-    assert {'minimal.launch.py', 'diffbot.launch.py', 'arm.launch.py', 'demo.launch.py'} <= names
+    assert {
+        'minimal.launch.py',
+        'diffbot.launch.py',
+        'arm.launch.py',
+        'demo.launch.py',
+        'mujoco_arm.launch.py',
+    } <= names
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
