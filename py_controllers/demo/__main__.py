@@ -277,7 +277,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         '--mujoco', action='store_true', help='a 6-axis arm on MuJoCo instead (mujoco_arm.py)'
     )
+    parser.add_argument(
+        '--admittance',
+        action='store_true',
+        help='the MuJoCo arm pushed, yielding through the admittance controller',
+    )
     args = parser.parse_args(argv)
+    if args.admittance:
+        from py_controllers.demo import mujoco_admittance
+
+        return mujoco_admittance.run(args)
     if args.mujoco:
         from py_controllers.demo import mujoco_arm
 

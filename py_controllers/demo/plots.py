@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _pyplot() -> Any:
+def pyplot() -> Any:
     import matplotlib
 
     matplotlib.use('Agg')
@@ -20,7 +20,7 @@ def plot_joints(
     path: Path, samples: list[tuple[float, list[str], list[float], list[float]]]
 ) -> Path:
     """Desired vs actual position of every joint over time (from controller_state)."""
-    plt = _pyplot()
+    plt = pyplot()
     names = samples[0][1]
     fig, axes = plt.subplots(len(names), 1, figsize=(8, 1.6 * len(names)), sharex=True)
     t0 = samples[0][0]
@@ -43,7 +43,7 @@ def plot_path(
     path: Path, odom: list[tuple[float, float]], square: list[tuple[float, float]]
 ) -> Path:
     """The base's odometry path against the commanded square."""
-    plt = _pyplot()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 6))
     ax.plot([p[0] for p in square], [p[1] for p in square], '--', label='commanded square')
     ax.plot([p[0] for p in odom], [p[1] for p in odom], label='odometry')
@@ -61,7 +61,7 @@ def plot_path(
 
 def plot_periods(path: Path, histogram: dict[str, list[float]], rate_hz: float) -> Path:
     """Histogram of the measured loop periods."""
-    plt = _pyplot()
+    plt = pyplot()
     edges, counts = histogram['edges_us'], histogram['counts']
     fig, ax = plt.subplots(figsize=(8, 4))
     widths = [b - a for a, b in pairwise(edges)]
@@ -80,7 +80,7 @@ def plot_periods(path: Path, histogram: dict[str, list[float]], rate_hz: float) 
 
 def plot_efforts(path: Path, samples: list[tuple[float, list[str], list[float]]]) -> Path:
     """Every joint's effort over time (from /joint_states): the torque its motor delivers."""
-    plt = _pyplot()
+    plt = pyplot()
     names = samples[0][1]
     fig, ax = plt.subplots(figsize=(8, 4))
     t0 = samples[0][0]

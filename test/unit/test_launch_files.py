@@ -26,6 +26,7 @@ def test_there_are_launch_files():
         'arm.launch.py',
         'demo.launch.py',
         'mujoco_arm.launch.py',
+        'mujoco_admittance.launch.py',
     } <= names
 
 
