@@ -19,3 +19,10 @@ lint: setup
 .PHONY: faults
 faults: setup
 	@.venv/bin/python -m faults $(ARGS)
+
+.PHONY: dashboard screenshots
+dashboard: setup
+	@.venv/bin/py-controllers dashboard $(ARGS)
+
+screenshots: setup
+	@.venv/bin/python scripts/dashboard_screenshots.py $(ARGS)

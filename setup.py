@@ -96,7 +96,12 @@ setup(
         share('config/mujoco', '*.*'),
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
-    extras_require={'test': ['pytest', 'ruff', 'matplotlib']},
+    extras_require={
+        'test': ['pytest', 'ruff', 'matplotlib'],
+        'mujoco': ['mujoco'],
+        'kinematics': ['pin'],
+        'dashboard': ['nicegui'],
+    },
     zip_safe=True,
     maintainer='py_controllers maintainers',
     maintainer_email='maintainers@py-controllers.dev',

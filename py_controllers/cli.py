@@ -5,6 +5,8 @@ py-controllers types                 available controller types
 py-controllers hardware              hardware components and their interfaces
 py-controllers switch --activate a --deactivate b [--best-effort]
 py-controllers stats                 loop statistics of the manager
+py-controllers dashboard [-c /controller_manager] [--port 8080] [--host 127.0.0.1] [--token T]
+                                     the web dashboard (its own options: dashboard -h)
 """
 
 from __future__ import annotations
@@ -120,11 +122,17 @@ def build_parser() -> argparse.ArgumentParser:
     sw.add_argument('--deactivate', nargs='*', default=[])
     sw.add_argument('--best-effort', action='store_true')
     sub.add_parser('stats', help='loop statistics')
+    sub.add_parser('dashboard', add_help=False, help='web dashboard (py-controllers dashboard -h)')
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `py-controllers`."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ['dashboard']:  # a web server with its own ROS context and options
+        from py_controllers.dashboard.__main__ import main as dashboard_main
+
+        return dashboard_main(argv[1:])
     args = build_parser().parse_args(argv)
     rclpy.init()
     node = Node('py_controllers_cli')

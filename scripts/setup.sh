@@ -121,4 +121,16 @@ for item in package.xml launch config; do
 done
 touch "$venv/share/ament_index/resource_index/packages/py_controllers"
 
+# --- the web dashboard and its browser tests ------------------------------------
+req="$root/scripts/requirements-dashboard.txt"
+h="$(hash_of "$req")"
+if ! fresh dashboard "$h"; then
+  say "installing the dashboard's packages (NiceGUI, Playwright)"
+  mkdir -p "$build"
+  "$vpy" -m pip install --disable-pip-version-check -r "$req" >"$build/pip-dashboard.log" 2>&1 \
+    || { tail -n 30 "$build/pip-dashboard.log" >&2; die "pip could not install $req"; }
+  stamp dashboard "$h"
+fi
+bash "$root/scripts/setup_browser.sh"
+
 say "ready: $venv"

@@ -12,7 +12,9 @@ With --mujoco: a 6-axis arm simulated by MuJoCo instead (py_controllers/demo/muj
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import signal
 import sys
 import time
 from pathlib import Path
@@ -30,6 +32,7 @@ from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
@@ -282,6 +285,14 @@ def main(argv: list[str] | None = None) -> int:
         action='store_true',
         help='the MuJoCo arm pushed, yielding through the admittance controller',
     )
+    parser.add_argument(
+        '--dashboard',
+        nargs='?',
+        const=8080,
+        type=int,
+        metavar='PORT',
+        help='also serve the web dashboard and keep the robot up after the run (Ctrl-C ends)',
+    )
     args = parser.parse_args(argv)
     if args.admittance:
         from py_controllers.demo import mujoco_admittance
@@ -295,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     with (
         ManagerProcess([CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf') as proc,
         RosHarness('demo_user') as ros,
+        contextlib.ExitStack() as stack,
     ):
         demo = Demo(ros, args.duration)
         ok = demo.spawn() and demo.trajectory()
@@ -305,10 +317,17 @@ def main(argv: list[str] | None = None) -> int:
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
-    print('\n== summary')
-    print(f'  {"step":<14}{"result":<8}detail')
-    for step, step_ok, detail in demo.results:
-        print(f'  {step:<14}{"ok" if step_ok else "FAILED":<8}{detail}')
+        if args.dashboard:  # started now: its start-up would compete with the demo's steps
+            from py_controllers.dashboard.browser import DashboardProcess
+
+            dashboard = stack.enter_context(DashboardProcess(port=args.dashboard))
+            print_summary(demo.results)
+            print(f'\n   the robot stays up for the dashboard at {dashboard.url}/: Ctrl-C ends')
+            with contextlib.suppress(KeyboardInterrupt):
+                signal.pause()
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let cleanup finish
+    if not args.dashboard:
+        print_summary(demo.results)
     ok = all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick):
         from py_controllers.demo import plots

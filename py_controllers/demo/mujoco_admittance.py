@@ -26,6 +26,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo import plots
 from py_controllers.demo.mujoco_arm import JOINTS, URDF, MujocoArmDemo, stamp_s
+from py_controllers.demo.summary import print_summary
 from py_controllers.kinematics import KinematicsParams, load_kinematics
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness
@@ -252,10 +253,7 @@ def run(args: argparse.Namespace) -> int:
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
-    print(f'\n== summary ({time.monotonic() - wall0:.1f} s wall clock)')
-    print(f'  {"step":<14}{"result":<8}detail')
-    for step, step_ok, detail in demo.results:
-        print(f'  {step:<14}{"ok" if step_ok else "FAILED":<8}{detail}')
+    print_summary(demo.results, f'summary ({time.monotonic() - wall0:.1f} s wall clock)')
     ok = ok and all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick) and not math.isnan(demo.push_at[0]):
         written = [write_plot(args.output / 'admittance_push.png', demo)]

@@ -24,6 +24,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
@@ -273,10 +274,7 @@ def run(args: argparse.Namespace) -> int:
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
-    print('\n== summary')
-    print(f'  {"step":<14}{"result":<8}detail')
-    for step, step_ok, detail in demo.results:
-        print(f'  {step:<14}{"ok" if step_ok else "FAILED":<8}{detail}')
+    print_summary(demo.results)
     ok = ok and all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick):
         write_plots(args.output, demo, stats)

@@ -1,7 +1,13 @@
 """The main job in its quick mode: every step must succeed (exit status 0)."""
 
+import os
+import re
+import signal
 import subprocess
 import sys
+import urllib.request
+
+from py_controllers.dashboard.browser import free_port
 
 
 def test_demo_quick_mode_succeeds(tmp_path):
@@ -58,3 +64,33 @@ def test_admittance_demo_quick_mode_succeeds(tmp_path):
     for step in ('hold', 'chain', 'trajectory', 'push', 'release', 'running'):
         assert f'[ok] {step}' in result.stdout
     assert not list(tmp_path.iterdir())  # --quick: no plots
+
+
+def test_demo_with_dashboard_keeps_the_robot_up_until_ctrl_c(tmp_path):
+    """`--dashboard`: after its steps the demo serves the dashboard on the printed URL and
+    keeps the robot up; Ctrl-C (SIGINT to the process group) ends all with status 0."""
+    demo = subprocess.Popen(
+        [sys.executable, '-m', 'py_controllers.demo', '--quick', '--dashboard', str(free_port())],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        lines = []
+        for line in demo.stdout:
+            lines.append(line)
+            if 'Ctrl-C ends' in line:
+                break
+        url = re.search(r'(http://127\.0\.0\.1:\d+/)', lines[-1])
+        assert url, ''.join(lines[-40:])
+        with urllib.request.urlopen(url.group(1), timeout=30) as page:
+            assert page.status == 200
+            assert 'py_controllers' in page.read().decode()
+        os.killpg(demo.pid, signal.SIGINT)
+        rest = demo.stdout.read()
+        assert demo.wait(60) == 0, ''.join(lines[-40:]) + rest
+        assert 'demo succeeded' in rest
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)

@@ -1,0 +1,205 @@
+"""Steering pads (rqt_robot_steering): one per diff drive controller, TwistStamped on
+`/<controller>/cmd_vel` while the pad is held and its switch is on.
+
+The browser reports the pad's position ten times a second while a pointer holds it
+(`steer` events) and says when it lets go (`steer_end`, also on blur and when the tab is
+hidden); the server keeps a lease (see `motion.Steering`), so a page that closes, freezes
+or loses its connection stops the robot within the lease, well inside the diff drive's
+cmd_vel_timeout. A disconnect stops it at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nicegui import ui
+
+from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, twist_from_pad
+from py_controllers.dashboard.motion import cmd_vel_topic
+from py_controllers.dashboard.ui_common import Dashboard, Session, fmt, state_color
+
+PAD_SCRIPT = """
+<script>
+(function () {
+  if (window.pyControllersSteering) return;
+  window.pyControllersSteering = true;
+  let held = null;
+  function where(pad, e) {
+    const r = pad.getBoundingClientRect();
+    let x = ((e.clientX - r.left) / r.width) * 2 - 1;
+    let y = 1 - ((e.clientY - r.top) / r.height) * 2;
+    const n = Math.hypot(x, y);
+    if (n > 1) { x /= n; y /= n; }
+    return [x, y];
+  }
+  function knob(pad, x, y) {
+    const k = pad.querySelector('.steer-knob');
+    if (k) { k.style.left = (50 + x * 40) + '%'; k.style.top = (50 - y * 40) + '%'; }
+  }
+  function report() {
+    if (held) emitEvent('steer', {pad: held.id, x: held.x, y: held.y});
+  }
+  document.addEventListener('pointerdown', (e) => {
+    const pad = e.target.closest ? e.target.closest('.steer-pad') : null;
+    if (!pad || held) return;
+    e.preventDefault();
+    pad.setPointerCapture(e.pointerId);
+    const [x, y] = where(pad, e);
+    held = {pad: pad, id: pad.dataset.pad, x: x, y: y, pointer: e.pointerId,
+            timer: setInterval(report, 100)};
+    knob(pad, x, y);
+    report();
+  });
+  document.addEventListener('pointermove', (e) => {
+    if (!held || e.pointerId !== held.pointer) return;
+    [held.x, held.y] = where(held.pad, e);
+    knob(held.pad, held.x, held.y);
+  });
+  function letGo(e) {
+    if (!held || (e && e.pointerId !== undefined && e.pointerId !== held.pointer)) return;
+    clearInterval(held.timer);
+    knob(held.pad, 0, 0);
+    emitEvent('steer_end', {pad: held.id});
+    held = null;
+  }
+  document.addEventListener('pointerup', letGo);
+  document.addEventListener('pointercancel', letGo);
+  window.addEventListener('blur', () => letGo());
+  document.addEventListener('visibilitychange', () => { if (document.hidden) letGo(); });
+})();
+</script>
+"""
+
+
+class SteeringPad:
+    """The card of one diff drive controller."""
+
+    def __init__(self, dash: Dashboard, session: Session, name: str, state: str) -> None:
+        self.dash = dash
+        self.session = session
+        self.name = name
+        self.topic = cmd_vel_topic(name)
+        self.limits = {'linear': 0.5, 'angular': 1.0}
+        with ui.card().classes('q-pa-sm').props(f'data-testid=steer-{name}'):
+            with ui.row().classes('items-center'):
+                ui.label(name).classes('text-subtitle1 text-weight-bold')
+                ui.badge(state, color=state_color(state))
+                self.enable = ui.switch('enable', on_change=self._on_enable).props(
+                    f'data-testid=steer-enable-{name}'
+                )
+            ui.label(f'TwistStamped on {self.topic}').classes('text-caption text-grey-8')
+            with ui.row().classes('items-start no-wrap'):
+                with (
+                    ui.element('div')
+                    .classes('steer-pad')
+                    .props(f'data-pad={name} data-testid=pad-{name}')
+                    .style(
+                        'width: 240px; height: 240px; border-radius: 50%; position: relative; '
+                        'background: #eceff1; border: 2px solid #90a4ae; touch-action: none; '
+                        'user-select: none; cursor: grab'
+                    ) as self.pad
+                ):
+                    ui.element('div').classes('steer-knob').style(
+                        'position: absolute; left: 50%; top: 50%; width: 56px; height: 56px; '
+                        'margin: -28px 0 0 -28px; border-radius: 50%; background: #546e7a; '
+                        'pointer-events: none'
+                    )
+                with ui.column().classes('q-ml-md'):
+                    ui.label().bind_text_from(
+                        self.limits, 'linear', lambda v: f'max linear {v:.2f} m/s'
+                    )
+                    ui.slider(min=0.05, max=2.0, step=0.05).bind_value(self.limits, 'linear')
+                    ui.label().bind_text_from(
+                        self.limits, 'angular', lambda v: f'max angular {v:.1f} rad/s'
+                    )
+                    ui.slider(min=0.1, max=4.0, step=0.1).bind_value(self.limits, 'angular')
+                    self.sending = ui.label('stopped').props(f'data-testid=steer-sending-{name}')
+            self._show_enabled(False)
+        ui.timer(0.2, self._show_sending)
+
+    def _show_enabled(self, on: bool) -> None:
+        if on:
+            self.pad.classes(remove='opacity-40')
+        else:
+            self.pad.classes(add='opacity-40')
+
+    def _on_enable(self, e: Any) -> None:
+        if e.value and not self.session.allowed():
+            self.enable.set_value(False)
+            return
+        if not e.value:
+            self.dash.steering.release(self.topic)
+        self._show_enabled(bool(e.value))
+
+    def steer(self, x: float, y: float) -> None:
+        """A `steer` event for this pad."""
+        if not self.enable.value or not self.session.allowed():
+            return
+        linear, angular = twist_from_pad(
+            x, y, float(self.limits['linear']), float(self.limits['angular'])
+        )
+        self.dash.steering.command(self.topic, self.session.id, linear, angular)
+
+    def let_go(self) -> None:
+        """The pad was let go."""
+        self.dash.steering.release(self.topic, self.session.id)
+
+    def _show_sending(self) -> None:
+        lease = self.dash.steering.leases.get(self.topic)
+        cmd = lease.current if lease is not None else None
+        if cmd is None:
+            self.sending.set_text('stopped')
+            return
+        self.sending.set_text(
+            f'sending linear {fmt(cmd[0], 2)} m/s, angular {fmt(cmd[1], 2)} rad/s'
+        )
+
+
+def build(dash: Dashboard, session: Session) -> None:
+    """The page body."""
+    ui.add_body_html(PAD_SCRIPT)
+    pads: dict[str, SteeringPad] = {}
+
+    def on_steer(e: Any) -> None:
+        args = e.args if isinstance(e.args, dict) else {}
+        pad = pads.get(str(args.get('pad')))
+        if pad is not None:
+            try:
+                pad.steer(float(args.get('x', 0.0)), float(args.get('y', 0.0)))
+            except (TypeError, ValueError):
+                pad.let_go()
+
+    def on_end(e: Any) -> None:
+        args = e.args if isinstance(e.args, dict) else {}
+        pad = pads.get(str(args.get('pad')))
+        if pad is not None:
+            pad.let_go()
+
+    ui.on('steer', on_steer)
+    ui.on('steer_end', on_end)
+    session.client.on_disconnect(lambda: dash.steering.release_owner(session.id))
+    session.client.on_delete(lambda: dash.steering.release_owner(session.id))
+
+    def key() -> tuple:
+        return tuple((c.name, c.state) for c in dash.watch.of_type(DIFF_DRIVE_TYPE))
+
+    @ui.refreshable
+    def listing() -> None:
+        dash.steering.release_owner(session.id)
+        pads.clear()
+        drives = dash.watch.of_type(DIFF_DRIVE_TYPE)
+        if not drives:
+            ui.label('No diff drive controller loaded.').classes('text-grey-7')
+        with ui.row():
+            for c in drives:
+                pads[c.name] = SteeringPad(dash, session, c.name, c.state)
+
+    listing()
+    shown = [key()]
+
+    def refresh() -> None:
+        if key() != shown[0]:
+            shown[0] = key()
+            listing.refresh()
+
+    ui.timer(0.5, refresh)
