@@ -10,7 +10,6 @@ own, so numbers depend on cycle counts only. `ManagerProcess` starts the real
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.time import Time
 from std_msgs.msg import String
 
+from py_controllers.child_process import ChildProcess
 from py_controllers.controller_manager.client import ControllerManagerClient
 from py_controllers.controller_manager.node import ControllerManagerRuntime
 
@@ -205,7 +205,7 @@ class SteppedManager:
         self.node.shutdown()
 
 
-class ManagerProcess:
+class ManagerProcess(ChildProcess):
     """`ros2_control_node` in a subprocess, its output captured in a temporary file."""
 
     def __init__(
@@ -234,32 +234,10 @@ class ManagerProcess:
             env={**os.environ, **(env or {})},
         )
 
-    @property
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self.process.poll() is None
-
     def output(self) -> str:
         """Everything the process printed so far."""
         self._log.flush()
         return Path(self._log.name).read_text(errors='replace')
-
-    def stop(self, timeout_s: float = 15.0) -> int:
-        """SIGINT, then wait; kill if it does not stop. Returns the exit code."""
-        if self.alive:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        return self.process.returncode
-
-    def __enter__(self) -> ManagerProcess:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
 
 
 def run_tool(name: str, *args: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -19,6 +18,8 @@ import tempfile
 import threading
 from pathlib import Path
 from typing import Any
+
+from py_controllers.child_process import ChildProcess
 
 CHROMIUM_ARGS = [
     '--headless',
@@ -56,7 +57,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class DashboardProcess:
+class DashboardProcess(ChildProcess):
     """The dashboard in a subprocess; `url` once it listens."""
 
     def __init__(self, *args: str, port: int | None = None, timeout_s: float = 60.0) -> None:
@@ -86,29 +87,7 @@ class DashboardProcess:
                 self._ready.set()
         self._ready.set()  # ended: let the waiter see it
 
-    @property
-    def alive(self) -> bool:
-        """True while the process runs."""
-        return self.process.poll() is None
-
     def output(self) -> str:
         """What it printed, stdout then stderr."""
         self._log.flush()
         return '\n'.join(self.lines) + '\n' + Path(self._log.name).read_text(errors='replace')
-
-    def stop(self, timeout_s: float = 10.0) -> int:
-        """SIGINT, then wait (kill if needed); the exit code."""
-        if self.alive:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout_s)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(5)
-        return self.process.returncode
-
-    def __enter__(self) -> DashboardProcess:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.stop()
