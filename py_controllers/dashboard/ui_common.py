@@ -220,3 +220,32 @@ def set_series(chart: Any, series: dict[str, list[list[float]]]) -> None:
         for name, data in series.items()
     ]
     chart.update()
+
+
+def live_listing(
+    dash: Dashboard, items: Callable[[Any], list[Any]], empty: str, card: Callable[[Any], None]
+) -> Callable[[], None]:
+    """Cards of `items(manager state)`, redrawn when the watched manager state changes;
+    returns the check to call from a timer."""
+
+    @ui.refreshable
+    def listing() -> None:
+        s = dash.watch.state
+        if not s.available:
+            ui.label('No controller manager: nothing to show.').classes('text-grey-7')
+            return
+        shown_items = items(s)
+        if not shown_items:
+            ui.label(empty).classes('text-grey-7')
+        for item in shown_items:
+            card(item)
+
+    listing()
+    shown = [dash.watch.state.version]
+
+    def refresh() -> None:
+        if dash.watch.state.version != shown[0]:
+            shown[0] = dash.watch.state.version
+            listing.refresh()
+
+    return refresh

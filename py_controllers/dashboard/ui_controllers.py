@@ -7,7 +7,13 @@ from nicegui import ui
 
 from py_controllers.dashboard import commands
 from py_controllers.dashboard.model import ControllerInfo, controller_actions
-from py_controllers.dashboard.ui_common import Dashboard, Session, answer_line, state_color
+from py_controllers.dashboard.ui_common import (
+    Dashboard,
+    Session,
+    answer_line,
+    live_listing,
+    state_color,
+)
 
 LONG_LIST = 12
 """Longer interface lists are folded."""
@@ -122,19 +128,7 @@ def build(dash: Dashboard, session: Session) -> None:
             for follower, refs in c.chain_connections:
                 ui.label(f'chained to {follower}: {", ".join(refs)}').classes('text-caption')
 
-    @ui.refreshable
-    def listing() -> None:
-        s = dash.watch.state
-        if not s.available:
-            ui.label('No controller manager: nothing to show.').classes('text-grey-7')
-            return
-        if not s.controllers:
-            ui.label('No controller loaded.').classes('text-grey-7')
-        for c in s.controllers:
-            card(c)
-
-    listing()
-    shown = [dash.watch.state.version]
+    redraw = live_listing(dash, lambda s: s.controllers, 'No controller loaded.', card)
 
     offered: dict[str, list[str]] = {}  # what the manager offered each select last time
 
@@ -155,9 +149,7 @@ def build(dash: Dashboard, session: Session) -> None:
         offer(load_name, 'load', list(s.loadable))
         offer(to_activate, 'activate', [c.name for c in s.controllers if c.state == 'inactive'])
         offer(to_deactivate, 'deactivate', [c.name for c in s.controllers if c.state == 'active'])
-        if s.version != shown[0]:
-            shown[0] = s.version
-            listing.refresh()
+        redraw()
 
     refresh()
     ui.timer(0.5, refresh)

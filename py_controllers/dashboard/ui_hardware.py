@@ -7,7 +7,13 @@ from nicegui import ui
 
 from py_controllers.dashboard import commands
 from py_controllers.dashboard.model import HardwareInfo, InterfaceInfo, hardware_targets
-from py_controllers.dashboard.ui_common import Dashboard, Session, answer_line, state_color
+from py_controllers.dashboard.ui_common import (
+    Dashboard,
+    Session,
+    answer_line,
+    live_listing,
+    state_color,
+)
 
 TARGET_LABELS = {
     'active': 'activate',
@@ -67,23 +73,8 @@ def build(dash: Dashboard, session: Session) -> None:
                 with ui.column().classes('col'):
                     interfaces('state', h.state_interfaces)
 
-    @ui.refreshable
-    def listing() -> None:
-        s = dash.watch.state
-        if not s.available:
-            ui.label('No controller manager: nothing to show.').classes('text-grey-7')
-            return
-        if not s.hardware:
-            ui.label('The manager has no hardware component.').classes('text-grey-7')
-        for h in s.hardware:
-            card(h)
-
-    listing()
-    shown = [dash.watch.state.version]
-
-    def refresh() -> None:
-        if dash.watch.state.version != shown[0]:
-            shown[0] = dash.watch.state.version
-            listing.refresh()
+    refresh = live_listing(
+        dash, lambda s: s.hardware, 'The manager has no hardware component.', card
+    )
 
     ui.timer(0.5, refresh)
