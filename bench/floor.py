@@ -1,4 +1,5 @@
-"""The machine's floor: a bare Python absolute-deadline loop, measured like the manager's."""
+"""The floors: a bare Python absolute-deadline loop, and the manager with next to nothing to do,
+measured like the manager's loop."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ import time
 
 import numpy as np
 
+from bench.common import measure, running_manager
 from py_controllers.controller_manager.loop import default_spin_ns, sleep_until
 from py_controllers.controller_manager.statistics import summarize
 from py_controllers.realtime_tools import scheduling
+from py_controllers.testing import CONFIG
 
 
 def bare_loop(rate_hz: int, seconds: float, spin_ns: int | None = None, priority: int = 50) -> dict:
@@ -55,3 +58,16 @@ def _loop(rate_hz: int, seconds: float, spin_ns: int | None) -> dict:
         'cycles': n,
         'measured_rate_hz': 1e9 / float(periods.mean()),
     }
+
+
+def empty_manager_loop(rate_hz: int, seconds: float) -> dict:
+    """The manager's own floor: ros2_control_node with the minimal mock robot and only a
+    joint state broadcaster, so its loop, executor and publishing thread are alive but the
+    cycle does next to nothing; the loop's statistics."""
+    with running_manager(
+        [CONFIG / 'minimal_controllers.yaml'],
+        CONFIG / 'minimal_robot.urdf',
+        ['joint_state_broadcaster'],
+        rate_hz=rate_hz,
+    ) as (_, ros, cm):
+        return measure(ros, cm, seconds)
