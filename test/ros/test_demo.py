@@ -7,61 +7,30 @@ import subprocess
 import sys
 import urllib.request
 
+import pytest
+
 from py_controllers.dashboard.browser import free_port
 
 
-def test_demo_quick_mode_succeeds(tmp_path):
+@pytest.mark.parametrize(
+    ('flags', 'steps'),
+    [
+        ([], ('spawner', 'trajectory', 'square', 'gripper')),
+        (['--mujoco'], ('hold', 'takeover', 'trajectory', 'wrench')),
+        (['--admittance'], ('hold', 'chain', 'trajectory', 'push', 'release', 'running')),
+    ],
+    ids=['demo robot', 'mujoco', 'admittance'],
+)
+def test_demo_quick_mode_succeeds(tmp_path, flags, steps):
     result = subprocess.run(
-        [sys.executable, '-m', 'py_controllers.demo', '--quick', '--output', str(tmp_path)],
+        [sys.executable, '-m', 'py_controllers.demo', *flags, '--quick', '--output', str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=300,
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     assert 'demo succeeded' in result.stdout
-    for step in ('spawner', 'trajectory', 'square', 'gripper'):
-        assert f'[ok] {step}' in result.stdout
-
-
-def test_mujoco_demo_quick_mode_succeeds(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            '-m',
-            'py_controllers.demo',
-            '--mujoco',
-            '--quick',
-            '--output',
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert 'demo succeeded' in result.stdout
-    for step in ('hold', 'takeover', 'trajectory', 'wrench'):
-        assert f'[ok] {step}' in result.stdout
-
-
-def test_admittance_demo_quick_mode_succeeds(tmp_path):
-    result = subprocess.run(
-        [
-            sys.executable,
-            '-m',
-            'py_controllers.demo',
-            '--admittance',
-            '--quick',
-            '--output',
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    assert 'demo succeeded' in result.stdout
-    for step in ('hold', 'chain', 'trajectory', 'push', 'release', 'running'):
+    for step in steps:
         assert f'[ok] {step}' in result.stdout
     assert not list(tmp_path.iterdir())  # --quick: no plots
 
