@@ -207,6 +207,34 @@ def test_steering_pad_drives_and_stops(dashboard, browser, page, ros):
     assert stopped_for(30)
 
 
+def test_hardware_state_set_by_clicking_and_the_loop_page(dashboard, page, ros):
+    """The hardware page drives a component's lifecycle through
+    set_hardware_component_state (checked with list_hardware_components); the loop page
+    shows the manager's measured rate from ~/get_statistics."""
+    cm = ros.manager()
+
+    def gripper_state() -> str:
+        return next(h for h in cm.list_hardware_components() if h.name == 'Gripper').state.label
+
+    assert gripper_state() == 'active'
+    try:
+        page.goto(f'{dashboard.url}/hardware')
+        expect(page.get_by_test_id('hw-state-Gripper')).to_have_text('active')
+        page.get_by_test_id('hw-inactive-Gripper').click()
+        expect(page.get_by_test_id('hw-state-Gripper')).to_have_text('inactive')
+        assert gripper_state() == 'inactive'
+        page.get_by_test_id('hw-active-Gripper').click()
+        expect(page.get_by_test_id('hw-state-Gripper')).to_have_text('active')
+        assert gripper_state() == 'active'
+    finally:
+        if gripper_state() != 'active':
+            cm.set_hardware_component_state('Gripper', 'active')
+    page.goto(f'{dashboard.url}/loop')
+    expect(page.get_by_test_id('loop-summary')).to_contain_text('Hz measured of 100 Hz')
+    measured = float(page.get_by_test_id('loop-summary').inner_text().split(' Hz')[0])
+    assert measured > 0.0  # a figure from ~/get_statistics, not a placeholder
+
+
 def test_wrong_token_is_refused(manager, browser):
     with DashboardProcess('--token', 'open-sesame') as dash:
         context = browser.new_context()
