@@ -191,7 +191,7 @@ class ManagerServices:
                 name=n,
                 data_type=table[n].data_type,
                 is_available=available(n),
-                is_claimed=n in rm.claimed,
+                is_claimed=command and n in rm.claimed,  # state interfaces: never, as upstream
             )
             for n in names
         ]

@@ -178,6 +178,10 @@ def test_hardware_services(ros):
     assert component.state.label == 'active'
     claimed = {i.name: i.is_claimed for i in component.command_interfaces}
     assert claimed['joint1/position'] and not claimed['joint1/velocity']
+    # a state interface is never claimed (upstream reports false), even when the command
+    # interface of the same name is
+    states_claimed = {i.name: i.is_claimed for i in component.state_interfaces}
+    assert states_claimed['joint1/position'] is False
     commands, states = cm.list_hardware_interfaces()
     assert {i.name for i in states} >= {'joint1/position', 'joint3/velocity'}
     assert all(i.is_available for i in commands)
