@@ -5,6 +5,7 @@ and `~/gpio_states`, control_msgs/DynamicInterfaceGroupValues), IMU broadcasters
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from control_msgs.msg import DynamicInterfaceGroupValues, InterfaceValue
@@ -106,46 +107,45 @@ def gpio_card(dash: Dashboard, session: Session, c: ControllerInfo) -> None:
     ui.timer(0.5, show)
 
 
-def imu_card(dash: Dashboard, c: ControllerInfo) -> None:
-    """Orientation (roll, pitch, yaw), angular velocity and acceleration."""
-    imu = dash.bridge.watch(Imu, f'/{c.name}/imu')
-    with ui.card().classes('q-pa-sm').props(f'data-testid=imu-{c.name}'):
-        ui.label(f'{c.name} (/{c.name}/imu)').classes('text-subtitle1 text-weight-bold')
+def _imu_text(m: Imu) -> str:
+    q = m.orientation
+    rpy = [math.degrees(a) for a in quaternion_to_rpy(q.x, q.y, q.z, q.w)]
+    return (
+        f'roll {rpy[0]:.1f}°  pitch {rpy[1]:.1f}°  yaw {rpy[2]:.1f}°\n'
+        f'angular velocity (rad/s): {_vec(m.angular_velocity)}\n'
+        f'linear acceleration (m/s²): {_vec(m.linear_acceleration)}'
+    )
+
+
+def _wrench_text(m: WrenchStamped) -> str:
+    return f'force (N): {_vec(m.wrench.force)}\ntorque (N·m): {_vec(m.wrench.torque)}'
+
+
+def reading_card(
+    dash: Dashboard, c: ControllerInfo, kind: str, msg_type: Any, text_of: Callable[[Any], str]
+) -> None:
+    """A broadcaster's latest message on `/<controller>/<kind>`, as `text_of` writes it."""
+    topic = dash.bridge.watch(msg_type, f'/{c.name}/{kind}')
+    with ui.card().classes('q-pa-sm').props(f'data-testid={kind}-{c.name}'):
+        ui.label(f'{c.name} (/{c.name}/{kind})').classes('text-subtitle1 text-weight-bold')
         text = ui.label().classes('text-body2 whitespace-pre-line font-mono')
 
     def show() -> None:
-        m = imu.msg
-        if m is None:
-            text.set_text('no message yet')
-            return
-        q = m.orientation
-        rpy = [math.degrees(a) for a in quaternion_to_rpy(q.x, q.y, q.z, q.w)]
-        text.set_text(
-            f'roll {rpy[0]:.1f}°  pitch {rpy[1]:.1f}°  yaw {rpy[2]:.1f}°\n'
-            f'angular velocity (rad/s): {_vec(m.angular_velocity)}\n'
-            f'linear acceleration (m/s²): {_vec(m.linear_acceleration)}'
-        )
+        m = topic.msg
+        text.set_text('no message yet' if m is None else text_of(m))
 
     show()
     ui.timer(0.5, show)
+
+
+def imu_card(dash: Dashboard, c: ControllerInfo) -> None:
+    """Orientation (roll, pitch, yaw), angular velocity and acceleration."""
+    reading_card(dash, c, 'imu', Imu, _imu_text)
 
 
 def wrench_card(dash: Dashboard, c: ControllerInfo) -> None:
     """Force and torque."""
-    wrench = dash.bridge.watch(WrenchStamped, f'/{c.name}/wrench')
-    with ui.card().classes('q-pa-sm').props(f'data-testid=wrench-{c.name}'):
-        ui.label(f'{c.name} (/{c.name}/wrench)').classes('text-subtitle1 text-weight-bold')
-        text = ui.label().classes('text-body2 whitespace-pre-line font-mono')
-
-    def show() -> None:
-        m = wrench.msg
-        if m is None:
-            text.set_text('no message yet')
-            return
-        text.set_text(f'force (N): {_vec(m.wrench.force)}\ntorque (N·m): {_vec(m.wrench.torque)}')
-
-    show()
-    ui.timer(0.5, show)
+    reading_card(dash, c, 'wrench', WrenchStamped, _wrench_text)
 
 
 def build(dash: Dashboard, session: Session) -> None:
