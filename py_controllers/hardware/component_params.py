@@ -16,6 +16,7 @@ from py_controllers.hardware_interface.types import (
 )
 
 _INF = math.inf
+_TRUE, _FALSE = ('true', '1', 'yes', 'on'), ('false', '0', 'no', 'off')
 
 
 @dataclass
@@ -38,6 +39,16 @@ def float_param(params: Mapping[str, str], name: str, default: float, where: str
         return float(text)
     except ValueError:
         raise ValueError(f"{where}: parameter '{name}' is not a number: '{text}'") from None
+
+
+def bool_param(params: Mapping[str, str], name: str, default: bool, where: str) -> bool:
+    """`params[name]` as a bool (`default` if absent); ValueError naming `where` if bad."""
+    text = str(params.get(name, '')).strip().lower()
+    if not text:
+        return default
+    if text in _TRUE or text in _FALSE:
+        return text in _TRUE
+    raise ValueError(f"{where}: parameter '{name}' is not a bool: '{params[name]}'")
 
 
 def joint_bounds(info: Any, joint: Any) -> JointBounds:

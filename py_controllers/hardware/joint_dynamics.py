@@ -7,7 +7,8 @@ Each joint is a rigid body turning about its axis:
 `tau` is the motor effort, chosen by the joint's command mode:
 
 - passive (no controller claims the joint): tau = 0, the joint coasts under damping,
-  friction and gravity;
+  friction and gravity; with `holding_brake` it is held still instead, as a real arm's
+  brake holds a joint whose drive is off;
 - effort: tau = the command, clipped to the effort limit;
 - velocity: an ideal inner velocity servo makes v follow the command as a first-order
   lag (time constant `velocity_time_constant_s`; 0 = immediate);
@@ -57,6 +58,7 @@ class JointParams:
     upper: float = _INF
     max_velocity: float = _INF
     max_effort: float = _INF
+    holding_brake: bool = False
 
     def validate(self, joint: str) -> None:
         """Raise ValueError naming `joint` and the parameter if a value is not physical."""
@@ -185,6 +187,11 @@ class JointDynamics(FixedStepIntegrator):
             q = position[i]
             v = velocity[i]
             m = mode[i]
+            if m == MODE_PASSIVE and c.holding_brake:
+                self.acceleration[i] = -v / dt
+                velocity[i] = 0.0
+                self.effort[i] = 0.0
+                continue
             gravity_torque = c.neg_gravity * math.cos(q) if c.neg_gravity else 0.0
             max_e = c.max_effort
             servo = m >= MODE_VELOCITY
@@ -264,6 +271,7 @@ class _JointConstants:
     brake_adt: float
     brake_adt_sq: float
     brake_off: float
+    holding_brake: bool
 
     @classmethod
     def of(cls, j: JointParams, dt: float) -> _JointConstants:
@@ -291,4 +299,5 @@ class _JointConstants:
             brake_adt=brake_adt,
             brake_adt_sq=brake_adt**2,
             brake_off=0.0 if has_brake else _INF,
+            holding_brake=j.holding_brake,
         )

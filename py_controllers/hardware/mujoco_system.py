@@ -46,7 +46,7 @@ from typing import Any
 
 import mujoco
 
-from py_controllers.hardware.component_params import float_param
+from py_controllers.hardware.component_params import bool_param, float_param
 from py_controllers.hardware.mujoco_model import (
     JointBinding,
     MujocoModelError,
@@ -65,18 +65,7 @@ from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
 SIM_MODES = ('step_with_loop', 'realtime')
-_TRUE, _FALSE = ('true', '1', 'yes', 'on'), ('false', '0', 'no', 'off')
 _VIEWER_PERIOD_NS = 16_000_000  # at most ~60 viewer refreshes per second
-
-
-def bool_param(params: dict[str, str], name: str, default: bool, where: str) -> bool:
-    """`params[name]` as a bool (`default` if absent); ValueError naming `where` if bad."""
-    text = str(params.get(name, '')).strip().lower()
-    if not text:
-        return default
-    if text in _TRUE or text in _FALSE:
-        return text in _TRUE
-    raise ValueError(f"{where}: parameter '{name}' is not a bool: '{params[name]}'")
 
 
 def display_problem() -> str | None:

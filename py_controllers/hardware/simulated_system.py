@@ -8,7 +8,8 @@ math lives in `joint_dynamics`; this module maps it onto handles and command mod
 Command modes. A joint's mode is the command interface (`position`, `velocity` or
 `effort`) an active controller claims on it; claiming two on one joint is refused. A
 joint nobody claims, or any joint while the component is not active, is passive: zero
-motor effort, so it coasts to rest under damping and friction (and sags under gravity).
+motor effort, so it coasts to rest under damping and friction (and sags under gravity),
+unless it has a holding brake, which keeps it still until a controller claims it.
 
 NaN commands mean "no command yet": the joint keeps the last finite command of its mode,
 and right after its mode starts that is a hold (position: where it is; velocity: 0;
@@ -27,6 +28,8 @@ name overrides its default):
     gravity                 0.0    gravity load amplitude: the load is -gravity*cos(q)
     velocity_time_constant  0.01   s, velocity servo lag (0: follows at once)
     position_time_constant  0.0    s, position servo lag (0: reaches it in one sim step)
+    holding_brake           false  true: held still while passive (an arm's brake: no sag
+                                   under gravity before its controller starts)
 
 `<hardware>`-only parameters:
 
@@ -85,7 +88,12 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from py_controllers.hardware.component_params import float_param, initial_state, joint_bounds
+from py_controllers.hardware.component_params import (
+    bool_param,
+    float_param,
+    initial_state,
+    joint_bounds,
+)
 from py_controllers.hardware.joint_dynamics import (
     MODE_EFFORT,
     MODE_PASSIVE,
@@ -232,6 +240,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
             field: float_param(hw, name, getattr(base, field), where)
             for name, field in JOINT_PARAMETERS.items()
         }
+        brake = bool_param(hw, 'holding_brake', base.holding_brake, where)
         self.joint_names: list[str] = []
         self.joint_params: list[JointParams] = []
         self._initial_positions: list[float] = []
@@ -252,6 +261,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
             bounds = joint_bounds(info, joint)
             params = JointParams(
                 **values,
+                holding_brake=bool_param(own, 'holding_brake', brake, at),
                 lower=bounds.lower,
                 upper=bounds.upper,
                 max_velocity=bounds.max_velocity,

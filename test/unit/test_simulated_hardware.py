@@ -178,6 +178,33 @@ def test_unclaimed_joints_are_passive_and_ignore_commands():
     assert state(sim, 'j2/effort') == 0.0
 
 
+def test_holding_brake_keeps_a_passive_joint_still_until_claimed():
+    # j1 overrides the hardware's brake: it sags; j2 is held against gravity.
+    info = arm(gravity=1.0, inertia=1.0, holding_brake='true')
+    info.joints[0].parameters['holding_brake'] = 'false'
+    sim = start(SimulatedSystem, info)
+    run(sim, 500)
+    assert state(sim, 'j1/position') == pytest.approx(-0.0625, rel=0.01)  # g t^2 / (2 I)
+    assert (state(sim, 'j2/position'), state(sim, 'j2/velocity')) == (0.0, 0.0)
+    assert state(sim, 'j2/effort') == 0.0
+    claim(sim, 'j2/effort')  # the drive takes over: brake released
+    sim.set_command('j2/effort', 0.0)
+    run(sim, 1)
+    assert state(sim, 'j2/velocity') == pytest.approx(-0.001, rel=1e-12)  # gravity only
+    run(sim, 99)
+    fallen = state(sim, 'j2/position')
+    assert fallen < -0.004
+    assert sim.perform_command_mode_switch([], ['j2/effort']) == ReturnType.OK
+    run(sim, 100)  # released by its controller: held where it was
+    assert state(sim, 'j2/position') == fallen
+    assert state(sim, 'j2/velocity') == 0.0
+
+
+def test_holding_brake_must_be_a_bool():
+    info = hardware([joint('j1', ['effort'], ['position'])], holding_brake='sometimes')
+    assert SimulatedSystem().on_init(info) == CallbackReturn.ERROR
+
+
 def test_nan_command_holds_then_keeps_the_last_command():
     sim = start(SimulatedSystem, arm())
     sim.set_state('j1/position', 99.0)  # the handle is output only; the sim keeps its own state
