@@ -25,13 +25,7 @@ from typing import Any
 import rclpy
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.exceptions import ParameterUninitializedException
-from rclpy.executors import (
-    Executor,
-    ExternalShutdownException,
-    ShutdownException,
-    SingleThreadedExecutor,
-    TimeoutException,
-)
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -41,10 +35,13 @@ from std_msgs.msg import String
 
 from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
+from py_controllers.controller_manager.node_executors import (
+    NodeExecutors,
+    spin_once_between_cycles,
+)
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.realtime_tools import RealtimePublisher, scheduling
-from py_controllers.realtime_tools.cycle_gate import CycleGate
 from py_controllers.ros_conversions import set_stamp
 
 S = LifecycleStateId
@@ -102,11 +99,15 @@ class ControllerManagerRuntime:
                 "parameter 'defaults.switch_controller.strictness' must be one of "
                 f"[strict, best_effort], got '{strictness}'"
             )
+        # With the loop in its own thread, each controller node gets an executor thread of
+        # its own (a message then wakes one small wait set); a stepped test serves them all
+        # from its executor, so callbacks run only when it spins.
+        self.node_executors = NodeExecutors(lambda: self.loop.gate, self.node.get_logger())
         self.manager = ControllerManager(
             self.node,
             update_rate=rate,
-            add_node=executor.add_node,
-            remove_node=executor.remove_node,
+            add_node=self.node_executors.add if start_loop else executor.add_node,
+            remove_node=self.node_executors.remove if start_loop else executor.remove_node,
             strict_by_default=strictness == 'strict',
             allow_inactive_hardware=bool(
                 self.param('defaults.allow_controller_activation_with_inactive_hardware')
@@ -279,21 +280,9 @@ class ControllerManagerRuntime:
         """Deactivate every controller, stop the loop, final write, free the hardware."""
         self.manager.shutdown(stop_loop=self.loop.stop)
         self.loop.stop()
+        self.node_executors.stop_all()
         self.executor.remove_node(self.node)
         self.node.destroy_node()
-
-
-def spin_once_between_cycles(executor: Executor, gate: CycleGate, timeout_s: float) -> None:
-    """executor.spin_once(), but the callback starts only outside the loop's window."""
-    try:
-        handler, _, _ = executor.wait_for_ready_callbacks(timeout_sec=timeout_s)
-    except (TimeoutException, ShutdownException, ExternalShutdownException):
-        return
-    gate.wait_clear()
-    handler()
-    exception = handler.exception()
-    if exception is not None:
-        raise exception
 
 
 def main(argv: list[str] | None = None) -> int:
