@@ -111,14 +111,21 @@ class AdmittanceDemo(MujocoArmDemo):
         for c in cm.list_controllers():
             print(f'  {c.name:<34}{c.type:<54}{c.state}')
         self.ros.spin_until(lambda: False, 0.2)  # take in what queued up meanwhile
-        if not self.joint_states or not self.wait_sim(1.0):
+        if not self.joint_states or not self.wait_sim(0.5):
             return self.record('chain', False, 'no /joint_states')
-        moved = max(self.off_home(m) for m in self.joint_states if stamp_s(m) >= since_s)
-        off = self.off_home(self.joint_states[-1])
+        # Judged 1 s of simulated time after the deepest sag, wherever the hand-over fell
+        # in the stream of messages (a loaded machine delivers them late).
+        since = [m for m in self.joint_states if stamp_s(m) >= since_s]
+        deepest = max(since, key=self.off_home)
+        settled_s = stamp_s(deepest) + 1.0
+        if not self.ros.spin_until(lambda: stamp_s(self.joint_states[-1]) >= settled_s, 30.0):
+            return self.record('chain', False, 'no /joint_states')
+        later = next(m for m in self.joint_states if stamp_s(m) >= settled_s)
+        moved, off = self.off_home(deepest), self.off_home(later)
         return self.record(
             'chain',
             moved < 0.02 and off < 0.001,
-            f'{off * 1000:.2f} mrad from home 1 s later (at most {moved * 1000:.2f} mrad)',
+            f'{off * 1000:.2f} mrad from home 1 s after the deepest sag ({moved * 1000:.2f} mrad)',
         )
 
     def trajectory(self) -> bool:
