@@ -131,6 +131,9 @@ def test_services_answer_while_a_hardware_transition_runs(tmp_path):
             SetHardwareComponentState, '/controller_manager/set_hardware_component_state'
         )
         assert client.wait_for_service(timeout_sec=30.0)
+        # discovered before the activation starts: a loaded machine once took over 2 s to
+        # discover the listing service, and the activation was over by then
+        assert cm.list_hardware_components()[0].state.label == 'inactive'
         activation = client.call_async(
             SetHardwareComponentState.Request(name='Slow', target_state=State(label='active'))
         )
