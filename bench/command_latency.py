@@ -22,11 +22,8 @@ from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 
 from py_controllers import plugins
-from py_controllers.controller_manager.node import (
-    SWITCH_INTERVAL_S,
-    ControllerManagerRuntime,
-    spin_once_between_cycles,
-)
+from py_controllers.controller_manager.node import SWITCH_INTERVAL_S, ControllerManagerRuntime
+from py_controllers.controller_manager.node_executors import spin_once_between_cycles
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import ReturnType
 from py_controllers.robot_description import swap_hardware

@@ -37,6 +37,7 @@ from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.node_executors import (
     NodeExecutors,
+    serve,
     spin_once_between_cycles,
 )
 from py_controllers.controller_manager.services import ManagerServices
@@ -306,13 +307,16 @@ def main(argv: list[str] | None = None) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     try:
-        while not stop.is_set() and rclpy.ok():
-            try:
-                # Each wake-up rebuilds the wait set in Python (~1 ms with a few controllers),
-                # so idle wake-ups are rare; a signal is noticed within this timeout.
-                spin_once_between_cycles(executor, cm.loop.gate, IDLE_WAKE_S)
-            except Exception as exc:  # a failing callback must not take the manager down
-                cm.node.get_logger().error(f'callback failed: {exc!r}')
+        # Each wake-up rebuilds the wait set in Python, so idle wake-ups are rare; a signal
+        # is noticed within IDLE_WAKE_S.
+        serve(
+            executor,
+            lambda: cm.loop.gate,
+            lambda: not stop.is_set() and rclpy.ok(),
+            cm.node.get_logger(),
+            'callback',
+            IDLE_WAKE_S,
+        )
         if cm.loop.failure is not None:
             # the ERROR on /diagnostics goes out now, from here, and has time to arrive
             # before the node goes away

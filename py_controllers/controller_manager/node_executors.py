@@ -43,6 +43,23 @@ def spin_once_between_cycles(
         raise exception
 
 
+def serve(
+    executor: SingleThreadedExecutor,
+    gate: Callable[[], CycleGate],
+    keep_going: Callable[[], bool],
+    log: Any,
+    what: str,
+    idle_s: float,
+) -> None:
+    """Run `executor`'s callbacks between control cycles while `keep_going()`; a callback
+    that raises is logged as `what` failing and never ends the serving."""
+    while keep_going():
+        try:
+            spin_once_between_cycles(executor, gate(), idle_s)
+        except Exception as exc:
+            log.error(f'{what} failed: {exc!r}')
+
+
 class _NodeThread:
     """A node's executor and the thread spinning it until `stop()`."""
 
@@ -62,11 +79,14 @@ class _NodeThread:
         self.thread.start()
 
     def _run(self) -> None:
-        while not self._stop.is_set() and self.node.context.ok():
-            try:
-                spin_once_between_cycles(self.executor, self._gate(), IDLE_WAKE_S)
-            except Exception as exc:  # a failing callback must not end the thread
-                self._log.error(f"callback of '{self.node.get_name()}' failed: {exc!r}")
+        serve(
+            self.executor,
+            self._gate,
+            lambda: not self._stop.is_set() and self.node.context.ok(),
+            self._log,
+            f"callback of '{self.node.get_name()}'",
+            IDLE_WAKE_S,
+        )
 
     def stop(self) -> None:
         """End the thread (at once: its wait is woken), then release the node."""
