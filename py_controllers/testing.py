@@ -127,6 +127,16 @@ class SteppedManager:
                 trace.append(self.state(record))
         return trace
 
+    def catch_up_with_clock(self) -> int:
+        """Bring `now_ns` up to the node clock if it lags; the new `now_ns`.
+
+        Controllers check a message's stamp against their node's clock (is it in the past?)
+        and follow it on the loop's time axis: a test that stamps relative to `now_ns` needs
+        the two to agree, and the wall clock runs on while the test sets up without stepping.
+        """
+        self.now_ns = max(self.now_ns, self.harness.node.get_clock().now().nanoseconds)
+        return self.now_ns
+
     def run_until(self, predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
         """Step and serve callbacks until `predicate()`; the timeout only guards."""
 

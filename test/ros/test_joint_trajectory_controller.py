@@ -629,7 +629,7 @@ def test_topic_trajectory_in_jumbled_order_empty_stops_stamps_respected(arm):
 
     # a future stamp: the first point (here: where the arm is) is due 0.5 s from now
     here = arm.positions()
-    start = arm.now_ns + 500_000_000
+    start = arm.stepper.catch_up_with_clock() + 500_000_000
     arm.publish(trajectory([point(0.0, here), point(0.3, [0.0] * 6)], stamp_ns=start))
     arm.run_for(0.3)
     assert arm.positions() == pytest.approx(here, abs=1e-9)  # not started yet
@@ -670,7 +670,7 @@ def test_query_state_samples_the_trajectory(arm):
         assert arm.harness.spin_until(future.done)
         return future.result()
 
-    start = arm.now_ns + 100_000_000
+    start = arm.stepper.catch_up_with_clock() + 100_000_000
     arm.publish(
         trajectory([point(0.0, [0.0] * 6), point(1.0, [1.0, 0, 0, 0, 0, 0])], stamp_ns=start)
     )
