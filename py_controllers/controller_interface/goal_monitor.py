@@ -25,14 +25,17 @@ Threads, and who does what:
   with :meth:`GoalMonitor.record_outcome`: a list append and a guard condition trigger, never
   blocking. The first recorded outcome wins. ``details`` is what ``make_result`` turns into the
   Result message off the loop (or a ready Result message).
-* The monitor itself runs only in the executor thread, woken by that guard condition (and by a
-  steady timer at ``feedback_rate_hz`` while goals are open). It logs the lines the loop handed
-  over (:meth:`GoalMonitor.log_rt`), publishes the feedback the loop filled and, once a goal
-  has an outcome and the loop no longer follows it, calls ``goal_handle.execute()``. rclpy then
+* The monitor itself runs only in the executor thread, woken by that guard condition. It
+  logs the lines the loop handed over (:meth:`GoalMonitor.log_rt`) and, once a goal has an
+  outcome and the loop no longer follows it, calls ``goal_handle.execute()``. rclpy then
   runs the action server's execute callback as a task of the same executor: it sets the
   terminal state (``succeed()``, ``abort()``, or ``canceled()`` after a client's cancel
   request) and returns the Result, which rclpy sends to the client. A CANCELED result thus
   tells the client that the robot no longer follows the goal.
+* Feedback never wakes the executor: at ``feedback_rate_hz`` of loop time the loop fills the
+  goal's Feedback message (:meth:`MonitoredGoal.take_feedback_rt`) and hands it to the
+  realtime publishing thread (:meth:`MonitoredGoal.send_feedback_rt`), which publishes it
+  through the goal handle after the cycle, like any realtime-published message.
 * The execute callback never waits, so no task stays pending in the executor. (A coroutine
   awaiting the outcome would: rclpy up to Kilted re-runs a pending task at the start of every
   round of ``wait_for_ready_callbacks`` and starts a new round whenever the arguments of
@@ -43,8 +46,8 @@ Threads, and who does what:
   a terminal state, then destroys the action server.
 
 Only public rclpy API is used (ActionServer, ServerGoalHandle.execute/succeed/abort/canceled/
-publish_feedback/is_active/is_cancel_requested, guard conditions, timers), as in Humble,
-Jazzy and Kilted.
+publish_feedback/is_active/is_cancel_requested, guard conditions), as in Humble, Jazzy and
+Kilted.
 """
 
 from __future__ import annotations
@@ -56,10 +59,10 @@ from collections.abc import Callable
 from typing import Any
 
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
-from rclpy.clock import Clock, ClockType
 
 from py_controllers.callback_guard import refusing
 from py_controllers.realtime_tools.deferred import log_at
+from py_controllers.realtime_tools.realtime_publisher import RealtimePublisher
 
 __all__ = ['ABORTED', 'CANCELED', 'SUCCEEDED', 'GoalMonitor', 'MonitoredGoal']
 
@@ -67,42 +70,86 @@ __all__ = ['ABORTED', 'CANCELED', 'SUCCEEDED', 'GoalMonitor', 'MonitoredGoal']
 SUCCEEDED, ABORTED, CANCELED = 'succeeded', 'aborted', 'canceled'
 
 
+class _GoalFeedback:
+    """Publishes one goal's feedback through its goal handle (the publisher a
+    RealtimePublisher needs)."""
+
+    __slots__ = ('_goal_handle',)
+
+    def __init__(self, goal_handle: Any) -> None:
+        self._goal_handle = goal_handle
+
+    def publish(self, feedback: Any) -> None:
+        # rclpy ignores a goal handle destroyed meanwhile; a destroyed action server raises,
+        # which the publishing thread counts as a dropped sample
+        self._goal_handle.publish_feedback(feedback)
+
+
 class MonitoredGoal:
-    """One accepted goal, shared by the loop and the executor thread; holds no goal handle.
+    """One accepted goal, shared by the loop and the executor thread.
 
     * ``request``: the goal message (read-only everywhere).
     * ``outcomes``: ``(status, details)`` entries, the first one wins (see
       :meth:`GoalMonitor.record_outcome`); ``finished`` is true once there is one (loop-safe).
-    * ``feedback``: the action's Feedback message. The loop fills it only after
-      ``feedback_lock.acquire(blocking=False)`` succeeded, sets ``feedback_fresh`` and releases
-      the lock; the monitor publishes it under the same lock.
+    * ``feedback``: the action's Feedback message, filled by the loop between
+      :meth:`take_feedback_rt` and :meth:`send_feedback_rt`.
     * ``data``: the controller's own per-goal state (the JTC keeps tolerances and views of the
       feedback arrays there).
     """
 
     __slots__ = (
+        '_feedback_due_ns',
+        '_feedback_period_ns',
+        '_feedback_rt',
         'data',
         'feedback',
-        'feedback_fresh',
-        'feedback_lock',
         'goal_id',
         'outcomes',
         'request',
     )
 
-    def __init__(self, request: Any, goal_id: bytes, feedback: Any) -> None:
+    def __init__(
+        self,
+        request: Any,
+        goal_id: bytes,
+        feedback: Any,
+        goal_handle: Any = None,
+        feedback_period_ns: int = 0,
+    ) -> None:
         self.request = request
         self.goal_id = goal_id
         self.outcomes: list[tuple[str, Any]] = []
         self.feedback = feedback
-        self.feedback_fresh = False
-        self.feedback_lock = threading.Lock()
         self.data: Any = None
+        self._feedback_rt = (
+            RealtimePublisher(_GoalFeedback(goal_handle), feedback)
+            if goal_handle is not None
+            else None
+        )
+        self._feedback_period_ns = feedback_period_ns
+        self._feedback_due_ns: int | None = None
 
     @property
     def finished(self) -> bool:
         """True once an outcome is recorded (loop-safe)."""
         return bool(self.outcomes)
+
+    def take_feedback_rt(self, now_ns: int) -> Any | None:
+        """The Feedback message to fill if feedback is due at loop time ``now_ns`` and the
+        previous one has gone out, else None (loop-safe, never blocks)."""
+        rt = self._feedback_rt
+        due = self._feedback_due_ns
+        if rt is None or (due is not None and now_ns < due) or not rt.trylock():
+            return None
+        period = self._feedback_period_ns
+        if due is None or now_ns - due >= period:
+            due = now_ns  # the first feedback, or after a pause: on a schedule from now
+        self._feedback_due_ns = due + period
+        return self.feedback
+
+    def send_feedback_rt(self) -> None:
+        """Publish the Feedback taken with :meth:`take_feedback_rt` (after the cycle)."""
+        self._feedback_rt.unlock_and_publish()  # type: ignore[union-attr]
 
 
 def _never_following(goal: MonitoredGoal) -> bool:
@@ -120,7 +167,7 @@ class GoalMonitor:
         goal's result goes out only when it is false (default: never following).
     :param make_result: ``details`` of an outcome to the action's Result message (executor
         thread). A Result message passed as details is used as it is.
-    :param feedback_rate_hz: how often feedback is published while goals are open.
+    :param feedback_rate_hz: how often (in loop time) the loop fills and sends feedback.
     """
 
     def __init__(
@@ -150,6 +197,7 @@ class GoalMonitor:
         self._executing: dict[bytes, tuple[MonitoredGoal, Any]] = {}
         self._loop_log: collections.deque[tuple[str, str]] = collections.deque(maxlen=64)
         self._closed = False
+        self._feedback_period_ns = round(1e9 / float(feedback_rate_hz))
         self._server = ActionServer(
             node,
             action_type,
@@ -159,14 +207,7 @@ class GoalMonitor:
             handle_accepted_callback=self._on_accepted,
             cancel_callback=refusing(self._on_cancel, self._log, CancelResponse.REJECT),
         )
-        # Feedback goes out at feedback_rate_hz while a goal is open; the timer sleeps
-        # otherwise, and the loop wakes the monitor itself when it has logs or an outcome.
-        self._timer = node.create_timer(
-            1.0 / float(feedback_rate_hz),
-            self._poll,
-            clock=Clock(clock_type=ClockType.STEADY_TIME),
-        )
-        self._timer.cancel()
+        # the loop wakes the monitor when it has logs or an outcome; nothing else does
         self._wake = node.create_guard_condition(self._poll)
 
     # --- any thread, never blocking ------------------------------------------------------
@@ -199,10 +240,15 @@ class GoalMonitor:
     # --- action server callbacks (executor thread) ---------------------------------------
     def _on_accepted(self, goal_handle: Any) -> None:
         goal_id = bytes(goal_handle.goal_id.uuid)
-        goal = MonitoredGoal(goal_handle.request, goal_id, self._action_type.Feedback())
+        goal = MonitoredGoal(
+            goal_handle.request,
+            goal_id,
+            self._action_type.Feedback(),
+            goal_handle,
+            self._feedback_period_ns,
+        )
         with self._lock:
             self._open[goal_id] = (goal, goal_handle)
-        self._timer.reset()
         try:
             self._goal_accepted(goal)
         except Exception as exc:  # never leave an accepted goal without a result
@@ -229,22 +275,13 @@ class GoalMonitor:
 
     # --- the monitor (executor thread) ---------------------------------------------------
     def _poll(self) -> None:
-        """Loop logs, then finished goals and fresh feedback; the timer sleeps when idle."""
+        """Loop logs, then the finished goals the loop no longer follows."""
         self._drain_loop_log()
         with self._lock:
-            entries = list(self._open.values())
-        for goal, goal_handle in entries:
-            if goal.outcomes:
-                if not self._following(goal):
-                    self._hand_over(goal)
-            elif goal.feedback_fresh:
-                with goal.feedback_lock:
-                    goal.feedback_fresh = False
-                    goal_handle.publish_feedback(goal.feedback)
-        with self._lock:
-            idle = not self._open
-        if idle and not self._closed:
-            self._timer.cancel()
+            goals = [goal for goal, _ in self._open.values()]
+        for goal in goals:
+            if goal.outcomes and not self._following(goal):
+                self._hand_over(goal)
 
     def _hand_over(self, goal: MonitoredGoal) -> None:
         """Once: let rclpy run the execute callback, which delivers the first outcome."""
@@ -302,10 +339,8 @@ class GoalMonitor:
             self._set_terminal_state(goal_handle, goal.outcomes[0][0])
         self._drain_loop_log()
         wake, self._wake = self._wake, None
-        node = self._node
-        node.destroy_timer(self._timer)
         if wake is not None:
-            node.destroy_guard_condition(wake)
+            self._node.destroy_guard_condition(wake)
         self._server.destroy()
 
 

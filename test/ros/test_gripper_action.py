@@ -217,10 +217,10 @@ def test_goal_succeeds_with_position_effort_and_feedback(rig, kind):
         fb = message.feedback
         return fb.position if kind is Single else fb.state.position[0]
 
-    # feedback at action_monitor_rate: the position measured by cycle 10, 0.009
-    assert rig.harness.spin_until(
-        lambda: any(abs(position_of(m) - 0.009) < 1e-12 for m in feedback)
-    ), [position_of(m) for m in feedback]
+    # feedback every 50 ms of loop time (action_monitor_rate 20 Hz, 10 ms cycles): the
+    # positions measured by cycles 1 and 6 of the ten
+    assert rig.harness.spin_until(lambda: len(feedback) == 2)
+    assert [position_of(m) for m in feedback] == pytest.approx([0.0, 0.005], abs=1e-12)
     status, result = rig.result(handle)
     assert status == GoalStatus.STATUS_SUCCEEDED
     position, effort, stalled, reached = kind.unpack(result)

@@ -551,15 +551,32 @@ def test_goal_monitor_delivers_success_and_abort_recorded_by_the_loop(gripper):
     goal = gripper.accepted[0]
     assert goal.request.command.position == 0.04
 
-    def fill_feedback():
-        assert goal.feedback_lock.acquire(blocking=False)
-        goal.feedback.position = 0.02
-        goal.feedback_fresh = True
-        goal.feedback_lock.release()
+    def fill_feedback(now_ns, position):
+        def fill():
+            message = goal.take_feedback_rt(now_ns)
+            taken.append(message is not None)
+            if message is not None:
+                message.position = position
+                goal.send_feedback_rt()
 
-    gripper.in_loop(fill_feedback)
+        gripper.in_loop(fill)
+
+    # feedback every 10 ms of loop time (100 Hz), published by the realtime publishing
+    # thread with no spinning of the server's executor
+    taken = []
+    fill_feedback(0, 0.02)
     assert gripper.spin_until(lambda: feedback)
-    assert feedback[0].feedback.position == 0.02
+    fill_feedback(9_999_999, 0.03)  # not due yet
+    fill_feedback(10_000_000, 0.04)
+    assert gripper.spin_until(lambda: len(feedback) == 2)
+    fill_feedback(15_000_000, 0.05)  # due at 20 ms
+    fill_feedback(1_000_000_000, 0.06)  # after a pause: due at once, then every 10 ms
+    assert gripper.spin_until(lambda: len(feedback) == 3)
+    fill_feedback(1_009_000_000, 0.07)
+    fill_feedback(1_010_000_000, 0.08)
+    assert gripper.spin_until(lambda: len(feedback) == 4)
+    assert taken == [True, False, True, False, True, False, True]
+    assert [m.feedback.position for m in feedback] == [0.02, 0.04, 0.06, 0.08]
     result = handle.get_result_async()
     gripper.in_loop(lambda: gripper.monitor.record_outcome(goal, SUCCEEDED, (0.04, True)))
     assert gripper.spin_until(result.done)
@@ -589,8 +606,11 @@ def test_goal_monitor_delivers_cancel_once_the_loop_stops_following(gripper):
     cancel = handle.cancel_goal_async()
     assert gripper.spin_until(cancel.done)
     assert len(cancel.result().goals_canceling) == 1 and gripper.canceled == [goal]
-    # the monitor saw the outcome twice and held the result back: the loop follows the goal
-    assert gripper.spin_until(lambda: gripper.consulted.count(goal.goal_id) >= 2)
+    # woken by the outcome, the monitor held the result back: the loop follows the goal;
+    # woken again while it still does, it holds it again
+    assert gripper.spin_until(lambda: gripper.consulted.count(goal.goal_id) == 1)
+    gripper.in_loop(gripper.monitor.wake_rt)
+    assert gripper.spin_until(lambda: gripper.consulted.count(goal.goal_id) == 2)
     assert not result.done()
 
     def stop_following():

@@ -332,12 +332,10 @@ class GripperActionBase(GoalServing, ControllerInterface):
             stall_timeout_s=params.stall_timeout,
         )
         if verdict == RUNNING:
-            if goal.feedback_lock.acquire(blocking=False):
-                try:
-                    self._fill_feedback_rt(goal.feedback, pos, vel)
-                    goal.feedback_fresh = True
-                finally:
-                    goal.feedback_lock.release()
+            feedback = goal.take_feedback_rt(now_ns)
+            if feedback is not None:
+                self._fill_feedback_rt(feedback, pos, vel)
+                goal.send_feedback_rt()
             return
         stalled = verdict == STALLED
         if not stalled:

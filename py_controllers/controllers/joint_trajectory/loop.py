@@ -428,35 +428,32 @@ class TrajectoryLoop:
         err_vel: np.ndarray | None,
         err_acc: np.ndarray | None,
     ) -> None:
-        if not goal.feedback_lock.acquire(blocking=False):
+        fb = goal.take_feedback_rt(now_ns)
+        if fb is None:
             return
-        try:
-            fb = goal.feedback
-            v = goal.data.views
-            desired = self._desired
-            set_stamp(fb.header.stamp, now_ns)
-            set_duration(fb.desired.time_from_start, self._desired_tfs_s)
-            set_duration(fb.actual.time_from_start, self._actual_tfs_s)
-            np.copyto(v['desired_pos'], desired.positions)
-            np.copyto(v['desired_vel'], desired.velocities)
-            np.copyto(v['desired_acc'], desired.accelerations)
-            np.copyto(v['desired_eff'], desired.effort)
-            np.copyto(v['actual_pos'], self._cur_pos)
-            np.copyto(v['error_pos'], self._err_pos)
-            if self.has_vel_state:
-                np.copyto(v['actual_vel'], self._cur_vel)
-                if err_vel is not None:
-                    np.copyto(v['error_vel'], err_vel)
-            if self.has_acc_state:
-                np.copyto(v['actual_acc'], self._cur_acc)
-                if err_acc is not None:
-                    np.copyto(v['error_acc'], err_acc)
-            if self.has_eff_cmd:
-                np.copyto(v['actual_eff'], self._cur_eff)
-            fb.index = next_index
-            goal.feedback_fresh = True
-        finally:
-            goal.feedback_lock.release()
+        v = goal.data.views
+        desired = self._desired
+        set_stamp(fb.header.stamp, now_ns)
+        set_duration(fb.desired.time_from_start, self._desired_tfs_s)
+        set_duration(fb.actual.time_from_start, self._actual_tfs_s)
+        np.copyto(v['desired_pos'], desired.positions)
+        np.copyto(v['desired_vel'], desired.velocities)
+        np.copyto(v['desired_acc'], desired.accelerations)
+        np.copyto(v['desired_eff'], desired.effort)
+        np.copyto(v['actual_pos'], self._cur_pos)
+        np.copyto(v['error_pos'], self._err_pos)
+        if self.has_vel_state:
+            np.copyto(v['actual_vel'], self._cur_vel)
+            if err_vel is not None:
+                np.copyto(v['error_vel'], err_vel)
+        if self.has_acc_state:
+            np.copyto(v['actual_acc'], self._cur_acc)
+            if err_acc is not None:
+                np.copyto(v['error_acc'], err_acc)
+        if self.has_eff_cmd:
+            np.copyto(v['actual_eff'], self._cur_eff)
+        fb.index = next_index
+        goal.send_feedback_rt()
 
     def _publish_state_rt(self, now_ns: int) -> None:
         if self._publish_interval_ns:
