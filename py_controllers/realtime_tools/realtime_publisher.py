@@ -28,20 +28,29 @@ class _PublishWorker:
     """One daemon thread that publishes on behalf of every realtime publisher."""
 
     def __init__(self) -> None:
-        self._queue: queue.SimpleQueue[tuple[RealtimePublisher, CycleGate | None] | None] = (
-            queue.SimpleQueue()
-        )
+        self._queue: queue.SimpleQueue[
+            tuple[RealtimePublisher, CycleGate | None] | threading.Event | None
+        ] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name='rt_publisher', daemon=True)
         self._thread.start()
 
     def submit(self, pub: RealtimePublisher, gate: CycleGate | None = None) -> None:
         self._queue.put((pub, gate))
 
+    def drain(self, timeout_s: float) -> bool:
+        """Wait until everything submitted so far has been published; False on timeout."""
+        done = threading.Event()
+        self._queue.put(done)
+        return done.wait(timeout_s)
+
     def _run(self) -> None:
         while True:
             item = self._queue.get()
             if item is None:
                 return
+            if isinstance(item, threading.Event):
+                item.set()
+                continue
             pub, gate = item
             if gate is not None:  # the loop whose message this is: keep out of its way
                 gate.wait_clear()
@@ -74,6 +83,12 @@ def flush_deferred() -> None:
         for pub in held:
             worker.submit(pub, gate)
         held.clear()
+
+
+def drain(timeout_s: float = 1.0) -> bool:
+    """Wait until the publishing thread has sent what was handed to it so far (not what a
+    loop thread still holds back); for benchmarks and tests. False on timeout."""
+    return _get_worker().drain(timeout_s)
 
 
 def _get_worker() -> _PublishWorker:

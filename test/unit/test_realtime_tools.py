@@ -136,3 +136,19 @@ def test_two_loop_threads_defer_apart():
         assert b.wait_idle(5.0) and inner_b.sent == [{'b': 2}]
     finally:
         realtime_publisher.defer_in_thread(None)
+
+
+def test_drain_waits_for_what_was_handed_over():
+    from py_controllers.realtime_tools import realtime_publisher
+
+    out = _GatedPublisher()
+    rt = RealtimePublisher(out, {'n': 0})
+    assert rt.trylock()
+    rt.msg['n'] = 1
+    rt.unlock_and_publish()
+    # the publish is stuck behind the gate: drain times out, nothing sent yet
+    assert not realtime_publisher.drain(timeout_s=0.05)
+    assert out.sent == []
+    out.gate.set()
+    assert realtime_publisher.drain(timeout_s=5.0)
+    assert out.sent == [{'n': 1}] and rt.published == 1
