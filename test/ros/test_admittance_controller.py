@@ -256,9 +256,17 @@ def test_constant_wrench_settles_at_force_over_stiffness(rig):
     assert rig.references() == [0.0] * 4  # the reference stays; the admittance adds
 
     # status messages go out when the publisher is free: wait for one of the settled arm
+    # (stamped from now on: an earlier one may still be on its way, from the settling)
+    settled_ns = rig.cm.now_ns
+
+    def settled(m):
+        return m.joint_state.header.stamp.sec * 10**9 + m.joint_state.header.stamp.nanosec >= (
+            settled_ns
+        )
+
     status = rig.harness.subscribe(AdmittanceControllerState, f'/{ADM}/status')
-    assert rig.cm.run_until(lambda: any(m.joint_state.position[3] > 0.09 for m in status))
-    msg = next(m for m in status if m.joint_state.position[3] > 0.09)
+    assert rig.cm.run_until(lambda: any(settled(m) for m in status))
+    msg = next(m for m in status if settled(m))
     force = msg.wrench_base.wrench.force
     yaw_then = msg.joint_state.position[3]
     expected = (-10.0 * math.cos(yaw_then), -10.0 * math.sin(yaw_then))

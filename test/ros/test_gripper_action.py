@@ -36,6 +36,7 @@ from py_controllers.controllers.parallel_gripper.controller import (
     ParallelGripperActionController,
 )
 from py_controllers.hardware.simulated_system import SimulatedSystem
+from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 URDF = (CONFIG / 'gripper_robot.urdf').read_text()
@@ -136,9 +137,11 @@ class Rig:
         return controller
 
     def cycles(self, count):
-        """Run `count` cycles, serving callbacks between them."""
+        """Run `count` cycles, serving callbacks between them; each cycle's messages (the
+        action feedback among them) are sent before the next, as the loop's sleep allows."""
         for _ in range(count):
             self.cm.step()
+            assert realtime_publisher.drain(timeout_s=10.0)
             self.harness.executor.spin_once(timeout_sec=0.0)
 
     def client(self, name, action):
