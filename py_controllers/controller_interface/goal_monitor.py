@@ -138,12 +138,17 @@ class MonitoredGoal:
         """The Feedback message to fill if feedback is due at loop time ``now_ns`` and the
         previous one has gone out, else None (loop-safe, never blocks)."""
         rt = self._feedback_rt
-        due = self._feedback_due_ns
-        if rt is None or (due is not None and now_ns < due) or not rt.trylock():
+        if rt is None:
             return None
+        due = self._feedback_due_ns
         period = self._feedback_period_ns
-        if due is None or now_ns - due >= period:
-            due = now_ns  # the first feedback, or after a pause: on a schedule from now
+        if due is not None and 0 < due - now_ns <= period:
+            return None  # not due yet
+        if not rt.trylock():
+            return None
+        if due is None or not 0 <= now_ns - due < period:
+            # the first feedback, or after a pause or a jump of loop time: due from now on
+            due = now_ns
         self._feedback_due_ns = due + period
         return self.feedback
 
