@@ -115,17 +115,18 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
             trajectory,
             lambda: arm._trajectory is not None and not arm._holding,
         )
-        costs = np.empty(cycles)
-        for i in range(cycles):
-            t0 = time.perf_counter_ns()
-            stepped.step()
-            costs[i] = time.perf_counter_ns() - t0
-            realtime_publisher.drain()
-        unwaited = np.empty(cycles)
-        for i in range(cycles):
-            t0 = time.perf_counter_ns()
-            stepped.step()
-            unwaited[i] = time.perf_counter_ns() - t0
+
+        def step_costs(drain: bool) -> np.ndarray:
+            costs = np.empty(cycles)
+            for i in range(cycles):
+                t0 = time.perf_counter_ns()
+                stepped.step()
+                costs[i] = time.perf_counter_ns() - t0
+                if drain:
+                    realtime_publisher.drain()
+            return costs
+
+        costs, unwaited = step_costs(drain=True), step_costs(drain=False)
         return {
             'mean': float(costs.mean()) * 1e-3,
             'p99': float(np.percentile(costs, 99)) * 1e-3,

@@ -113,19 +113,15 @@ class MonitoredGoal:
         request: Any,
         goal_id: bytes,
         feedback: Any,
-        goal_handle: Any = None,
-        feedback_period_ns: int = 0,
+        goal_handle: Any,
+        feedback_period_ns: int,
     ) -> None:
         self.request = request
         self.goal_id = goal_id
         self.outcomes: list[tuple[str, Any]] = []
         self.feedback = feedback
         self.data: Any = None
-        self._feedback_rt = (
-            RealtimePublisher(_GoalFeedback(goal_handle), feedback)
-            if goal_handle is not None
-            else None
-        )
+        self._feedback_rt = RealtimePublisher(_GoalFeedback(goal_handle), feedback)
         self._feedback_period_ns = feedback_period_ns
         self._feedback_due_ns: int | None = None
 
@@ -137,14 +133,11 @@ class MonitoredGoal:
     def take_feedback_rt(self, now_ns: int) -> Any | None:
         """The Feedback message to fill if feedback is due at loop time ``now_ns`` and the
         previous one has gone out, else None (loop-safe, never blocks)."""
-        rt = self._feedback_rt
-        if rt is None:
-            return None
         due = self._feedback_due_ns
         period = self._feedback_period_ns
         if due is not None and 0 < due - now_ns <= period:
             return None  # not due yet
-        if not rt.trylock():
+        if not self._feedback_rt.trylock():
             return None
         if due is None or not 0 <= now_ns - due < period:
             # the first feedback, or after a pause or a jump of loop time: due from now on
@@ -154,7 +147,7 @@ class MonitoredGoal:
 
     def send_feedback_rt(self) -> None:
         """Publish the Feedback taken with :meth:`take_feedback_rt` (after the cycle)."""
-        self._feedback_rt.unlock_and_publish()  # type: ignore[union-attr]
+        self._feedback_rt.unlock_and_publish()
 
 
 def _never_following(goal: MonitoredGoal) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import array
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,16 @@ from trajectory_msgs.msg import JointTrajectory
 
 from py_controllers.controllers.joint_trajectory.validation import PointData
 
-__all__ = ['NS', 'bind_array', 'bind_feedback', 'ns_of', 'points_of', 'state_message']
+__all__ = [
+    'NS',
+    'SampleViews',
+    'bind_array',
+    'bind_feedback',
+    'bind_sample',
+    'ns_of',
+    'points_of',
+    'state_message',
+]
 
 NS = 1_000_000_000
 
@@ -40,48 +50,87 @@ def bind_array(point_msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndar
     return np.frombuffer(getattr(point_msg, field), dtype=float)
 
 
+@dataclass(slots=True)
+class SampleViews:
+    """Views of a desired / actual / error triple of JointTrajectoryPoints, as the feedback
+    of FollowJointTrajectory and ~/controller_state both carry; None: not in the message."""
+
+    desired_pos: np.ndarray
+    desired_vel: np.ndarray
+    desired_acc: np.ndarray
+    desired_eff: np.ndarray | None
+    actual_pos: np.ndarray
+    actual_vel: np.ndarray | None
+    actual_acc: np.ndarray | None
+    actual_eff: np.ndarray | None
+    error_pos: np.ndarray
+    error_vel: np.ndarray | None
+    error_acc: np.ndarray | None
+
+
+def bind_sample(
+    desired: Any,
+    actual: Any,
+    error: Any,
+    n: int,
+    *,
+    vel_state: bool,
+    acc_state: bool,
+    desired_effort: bool,
+    actual_effort: bool,
+) -> SampleViews:
+    """Give the three points their arrays once (velocities and accelerations of the actual
+    and error points only with such states); the views the loop fills."""
+    return SampleViews(
+        desired_pos=bind_array(desired, 'positions', n),
+        desired_vel=bind_array(desired, 'velocities', n),
+        desired_acc=bind_array(desired, 'accelerations', n),
+        desired_eff=bind_array(desired, 'effort', n) if desired_effort else None,
+        actual_pos=bind_array(actual, 'positions', n),
+        actual_vel=bind_array(actual, 'velocities', n) if vel_state else None,
+        actual_acc=bind_array(actual, 'accelerations', n) if acc_state else None,
+        actual_eff=bind_array(actual, 'effort', n) if actual_effort else None,
+        error_pos=bind_array(error, 'positions', n),
+        error_vel=bind_array(error, 'velocities', n) if vel_state else None,
+        error_acc=bind_array(error, 'accelerations', n) if acc_state else None,
+    )
+
+
 def state_message(
     joints: list[str], vel_state: bool, acc_state: bool, outputs: list[tuple[str, Any]]
-) -> tuple[JointTrajectoryControllerState, dict[str, np.ndarray], list[tuple[np.ndarray, Any]]]:
-    """~/controller_state for ``joints``: the message, views of its arrays by name, and one
-    ``(view, handles)`` per ``(output field, command handles)`` (NaN until commanded)."""
+) -> tuple[JointTrajectoryControllerState, SampleViews, list[tuple[np.ndarray, Any]]]:
+    """~/controller_state for ``joints``: the message, views of its reference / feedback /
+    error points, and one ``(view, handles)`` per ``(output field, command handles)`` (NaN
+    until commanded)."""
     n = len(joints)
     msg = JointTrajectoryControllerState()
     msg.joint_names = list(joints)
-    v: dict[str, np.ndarray] = {}
-    v['ref_pos'] = bind_array(msg.reference, 'positions', n)
-    v['ref_vel'] = bind_array(msg.reference, 'velocities', n)
-    v['ref_acc'] = bind_array(msg.reference, 'accelerations', n)
-    for part in ('feedback', 'error'):
-        point = getattr(msg, part)
-        v[f'{part}_pos'] = bind_array(point, 'positions', n)
-        if vel_state:
-            v[f'{part}_vel'] = bind_array(point, 'velocities', n)
-        if acc_state:
-            v[f'{part}_acc'] = bind_array(point, 'accelerations', n)
+    views = bind_sample(
+        msg.reference,
+        msg.feedback,
+        msg.error,
+        n,
+        vel_state=vel_state,
+        acc_state=acc_state,
+        desired_effort=False,
+        actual_effort=False,
+    )
     fields = [(bind_array(msg.output, field, n, math.nan), handles) for field, handles in outputs]
-    return msg, v, fields
+    return msg, views, fields
 
 
 def bind_feedback(
     fb: Any, joints: list[str], vel_state: bool, acc_state: bool, eff_cmd: bool
-) -> dict[str, np.ndarray]:
-    """Give a FollowJointTrajectory Feedback its arrays; views of them by name."""
-    n = len(joints)
+) -> SampleViews:
+    """Give a FollowJointTrajectory Feedback its arrays; views of its three points."""
     fb.joint_names = list(joints)
-    v: dict[str, np.ndarray] = {}
-    v['desired_pos'] = bind_array(fb.desired, 'positions', n)
-    v['desired_vel'] = bind_array(fb.desired, 'velocities', n)
-    v['desired_acc'] = bind_array(fb.desired, 'accelerations', n)
-    v['desired_eff'] = bind_array(fb.desired, 'effort', n)
-    v['actual_pos'] = bind_array(fb.actual, 'positions', n)
-    v['error_pos'] = bind_array(fb.error, 'positions', n)
-    if vel_state:
-        v['actual_vel'] = bind_array(fb.actual, 'velocities', n)
-        v['error_vel'] = bind_array(fb.error, 'velocities', n)
-    if acc_state:
-        v['actual_acc'] = bind_array(fb.actual, 'accelerations', n)
-        v['error_acc'] = bind_array(fb.error, 'accelerations', n)
-    if eff_cmd:
-        v['actual_eff'] = bind_array(fb.actual, 'effort', n)
-    return v
+    return bind_sample(
+        fb.desired,
+        fb.actual,
+        fb.error,
+        len(joints),
+        vel_state=vel_state,
+        acc_state=acc_state,
+        desired_effort=True,
+        actual_effort=eff_cmd,
+    )

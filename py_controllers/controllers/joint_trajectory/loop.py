@@ -36,6 +36,7 @@ from py_controllers.controllers.joint_trajectory.builders import (
 )
 from py_controllers.controllers.joint_trajectory.conversions import (
     NS,
+    SampleViews,
     bind_feedback,
     state_message,
 )
@@ -80,7 +81,7 @@ class GoalData:
 
     __slots__ = ('tolerances', 'views')
 
-    def __init__(self, tolerances: SegmentTolerances, views: dict[str, np.ndarray]) -> None:
+    def __init__(self, tolerances: SegmentTolerances, views: SampleViews) -> None:
         self.tolerances = tolerances
         self.views = views
 
@@ -145,7 +146,7 @@ class TrajectoryLoop:
         rate = float(self._params.state_publish_rate)
         self._publish_interval_ns = int(NS / rate) if rate > 0.0 else 0
 
-    def _bind_feedback(self, feedback: Any) -> dict[str, np.ndarray]:
+    def _bind_feedback(self, feedback: Any) -> SampleViews:
         """Give a goal's Feedback message its arrays once; the views the loop fills."""
         return bind_feedback(
             feedback, self.joints, self.has_vel_state, self.has_acc_state, self.has_eff_cmd
@@ -431,29 +432,36 @@ class TrajectoryLoop:
         fb = goal.take_feedback_rt(now_ns)
         if fb is None:
             return
-        v = goal.data.views
-        desired = self._desired
         set_stamp(fb.header.stamp, now_ns)
         set_duration(fb.desired.time_from_start, self._desired_tfs_s)
         set_duration(fb.actual.time_from_start, self._actual_tfs_s)
-        np.copyto(v['desired_pos'], desired.positions)
-        np.copyto(v['desired_vel'], desired.velocities)
-        np.copyto(v['desired_acc'], desired.accelerations)
-        np.copyto(v['desired_eff'], desired.effort)
-        np.copyto(v['actual_pos'], self._cur_pos)
-        np.copyto(v['error_pos'], self._err_pos)
-        if self.has_vel_state:
-            np.copyto(v['actual_vel'], self._cur_vel)
-            if err_vel is not None:
-                np.copyto(v['error_vel'], err_vel)
-        if self.has_acc_state:
-            np.copyto(v['actual_acc'], self._cur_acc)
-            if err_acc is not None:
-                np.copyto(v['error_acc'], err_acc)
-        if self.has_eff_cmd:
-            np.copyto(v['actual_eff'], self._cur_eff)
+        self._copy_sample_rt(goal.data.views, err_vel, err_acc)
         fb.index = next_index
         goal.send_feedback_rt()
+
+    def _copy_sample_rt(
+        self, v: SampleViews, err_vel: np.ndarray | None, err_acc: np.ndarray | None
+    ) -> None:
+        """This cycle's desired, measured and error values into a message's views (an error
+        array passed as None is left as it is)."""
+        desired = self._desired
+        np.copyto(v.desired_pos, desired.positions)
+        np.copyto(v.desired_vel, desired.velocities)
+        np.copyto(v.desired_acc, desired.accelerations)
+        if v.desired_eff is not None:
+            np.copyto(v.desired_eff, desired.effort)
+        np.copyto(v.actual_pos, self._cur_pos)
+        np.copyto(v.error_pos, self._err_pos)
+        if v.actual_vel is not None:
+            np.copyto(v.actual_vel, self._cur_vel)
+        if v.error_vel is not None and err_vel is not None:
+            np.copyto(v.error_vel, err_vel)
+        if v.actual_acc is not None:
+            np.copyto(v.actual_acc, self._cur_acc)
+        if v.error_acc is not None and err_acc is not None:
+            np.copyto(v.error_acc, err_acc)
+        if v.actual_eff is not None:
+            np.copyto(v.actual_eff, self._cur_eff)
 
     def _publish_state_rt(self, now_ns: int) -> None:
         if self._publish_interval_ns:
@@ -465,22 +473,10 @@ class TrajectoryLoop:
             return
         self._last_publish_ns = now_ns
         msg = rt.msg
-        v = self._state_views
         set_stamp(msg.header.stamp, now_ns)
-        desired = self._desired
         set_duration(msg.reference.time_from_start, self._desired_tfs_s)
         set_duration(msg.feedback.time_from_start, self._actual_tfs_s)
-        np.copyto(v['ref_pos'], desired.positions)
-        np.copyto(v['ref_vel'], desired.velocities)
-        np.copyto(v['ref_acc'], desired.accelerations)
-        np.copyto(v['feedback_pos'], self._cur_pos)
-        np.copyto(v['error_pos'], self._err_pos)
-        if self.has_vel_state:
-            np.copyto(v['feedback_vel'], self._cur_vel)
-            np.copyto(v['error_vel'], self._err_vel)
-        if self.has_acc_state:
-            np.copyto(v['feedback_acc'], self._cur_acc)
-            np.copyto(v['error_acc'], self._err_acc)
+        self._copy_sample_rt(self._state_views, self._err_vel, self._err_acc)
         idx = self._cmd_index
         for view, handles in self._output_fields:
             values = [h.value for h in handles]
