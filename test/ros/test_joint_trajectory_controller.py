@@ -19,7 +19,7 @@ import yaml
 from action_msgs.msg import GoalStatus
 from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.action import FollowJointTrajectory, GripperCommand
-from control_msgs.msg import JointTolerance, SpeedScalingFactor
+from control_msgs.msg import JointTolerance, JointTrajectoryControllerState, SpeedScalingFactor
 from control_msgs.srv import QueryTrajectoryState
 from rcl_interfaces.msg import Log
 from rclpy.action import ActionClient, GoalResponse
@@ -286,6 +286,12 @@ def test_six_joint_goal_succeeds_with_feedback_on_the_real_loop(tmp_path):
         first = feedback[0].feedback
         assert list(first.joint_names) == JOINTS
         assert len(first.desired.positions) == 6 and len(first.actual.positions) == 6
+        for m in feedback:  # each message from one cycle: error = desired - actual
+            fb = m.feedback
+            for field in ('positions', 'velocities'):
+                desired, actual = getattr(fb.desired, field), getattr(fb.actual, field)
+                expected = [d - a for d, a in zip(desired, actual)]
+                assert list(getattr(fb.error, field)) == pytest.approx(expected, abs=1e-12)
         # within the goal tolerance (0.02) of the final point, as /joint_states shows
         count = len(joint_states)
         assert rig.harness.spin_until(lambda: len(joint_states) > count)
@@ -633,6 +639,24 @@ def test_goal_monitor_close_finishes_open_goals(gripper):
 
 
 # --- topic, partial goals, query_state ------------------------------------------------
+
+
+def test_controller_state_holds_one_cycles_reference_feedback_and_error(arm):
+    arm.start(JTC)
+    states = arm.harness.subscribe(JointTrajectoryControllerState, f'/{JTC}/controller_state')
+    arm.publish(trajectory([point(1.0, [0.6, 0.5, 0.4, 0.3, 0.2, 0.1])]))
+    assert arm.run_until(lambda: any(m.reference.positions[0] > 0.3 for m in states))
+    moving = [m for m in states if m.reference.positions[0] > 0.0]
+    for m in moving:
+        assert list(m.joint_names) == JOINTS
+        for field in ('positions', 'velocities'):
+            reference, measured = getattr(m.reference, field), getattr(m.feedback, field)
+            expected = [r - f for r, f in zip(reference, measured)]
+            assert list(getattr(m.error, field)) == pytest.approx(expected, abs=1e-12)
+        # the mock arm commands positions; the output holds what was written
+        assert len(m.output.positions) == 6 and all(math.isfinite(x) for x in m.output.positions)
+    # along the linear segment the reference moves at 0.6 rad/s on joint1
+    assert moving[-1].reference.velocities[0] == pytest.approx(0.6, abs=1e-9)
 
 
 def test_topic_trajectory_in_jumbled_order_empty_stops_stamps_respected(arm):

@@ -320,7 +320,7 @@ class TrajectoryLoop:
             self._last_cmd_time_ns = now_ns
 
         if goal is not None:
-            self._fill_feedback_rt(goal, now_ns, next_index, err_vel, err_acc)
+            self._fill_feedback_rt(goal, now_ns, next_index)
             if not path_ok:
                 self._violation_rt(tolerances, err_vel, err_acc, path=True)
                 self._finish_rt(
@@ -421,29 +421,21 @@ class TrajectoryLoop:
         np.copyto(self._last_acc, nxt.accelerations)
         self._last_has_vel = self._last_has_acc = True
 
-    def _fill_feedback_rt(
-        self,
-        goal: MonitoredGoal,
-        now_ns: int,
-        next_index: int,
-        err_vel: np.ndarray | None,
-        err_acc: np.ndarray | None,
-    ) -> None:
+    def _fill_feedback_rt(self, goal: MonitoredGoal, now_ns: int, next_index: int) -> None:
         fb = goal.take_feedback_rt(now_ns)
         if fb is None:
             return
         set_stamp(fb.header.stamp, now_ns)
         set_duration(fb.desired.time_from_start, self._desired_tfs_s)
         set_duration(fb.actual.time_from_start, self._actual_tfs_s)
-        self._copy_sample_rt(goal.data.views, err_vel, err_acc)
+        self._copy_sample_rt(goal.data.views)
         fb.index = next_index
         goal.send_feedback_rt()
 
-    def _copy_sample_rt(
-        self, v: SampleViews, err_vel: np.ndarray | None, err_acc: np.ndarray | None
-    ) -> None:
-        """This cycle's desired, measured and error values into a message's views (an error
-        array passed as None is left as it is)."""
+    def _copy_sample_rt(self, v: SampleViews) -> None:
+        """This cycle's desired and measured values and their errors into a message's
+        views (velocity and acceleration errors computed here: the loop computes them only
+        when a tolerance or the PID needs them)."""
         desired = self._desired
         np.copyto(v.desired_pos, desired.positions)
         np.copyto(v.desired_vel, desired.velocities)
@@ -452,14 +444,12 @@ class TrajectoryLoop:
             np.copyto(v.desired_eff, desired.effort)
         np.copyto(v.actual_pos, self._cur_pos)
         np.copyto(v.error_pos, self._err_pos)
-        if v.actual_vel is not None:
+        if v.actual_vel is not None and v.error_vel is not None:
             np.copyto(v.actual_vel, self._cur_vel)
-        if v.error_vel is not None and err_vel is not None:
-            np.copyto(v.error_vel, err_vel)
-        if v.actual_acc is not None:
+            np.subtract(desired.velocities, self._cur_vel, out=v.error_vel)
+        if v.actual_acc is not None and v.error_acc is not None:
             np.copyto(v.actual_acc, self._cur_acc)
-        if v.error_acc is not None and err_acc is not None:
-            np.copyto(v.error_acc, err_acc)
+            np.subtract(desired.accelerations, self._cur_acc, out=v.error_acc)
         if v.actual_eff is not None:
             np.copyto(v.actual_eff, self._cur_eff)
 
@@ -476,7 +466,7 @@ class TrajectoryLoop:
         set_stamp(msg.header.stamp, now_ns)
         set_duration(msg.reference.time_from_start, self._desired_tfs_s)
         set_duration(msg.feedback.time_from_start, self._actual_tfs_s)
-        self._copy_sample_rt(self._state_views, self._err_vel, self._err_acc)
+        self._copy_sample_rt(self._state_views)
         idx = self._cmd_index
         for view, handles in self._output_fields:
             values = [h.value for h in handles]
