@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import array
 from typing import Any
+
+import numpy as np
 
 
 def set_stamp(stamp: Any, nanoseconds: int) -> None:
@@ -19,3 +22,10 @@ def set_duration(duration: Any, seconds: float) -> None:
     """Fill a builtin_interfaces/Duration in place from float seconds."""
     ns = round(seconds * 1e9)
     duration.sec, duration.nanosec = divmod(ns, 1_000_000_000)
+
+
+def bind_array(msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:
+    """Give a message's float64[] field an array of n doubles; a numpy view writing into it."""
+    setattr(msg, field, array.array('d', [fill] * n))
+    # Read it back: without ROS_PYTHON_CHECK_FIELDS the setter stores a copy.
+    return np.frombuffer(getattr(msg, field), dtype=float)

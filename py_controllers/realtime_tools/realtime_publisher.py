@@ -20,6 +20,7 @@ import threading
 from typing import Any, Generic, TypeVar
 
 from py_controllers.realtime_tools.cycle_gate import CycleGate
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 
 MsgT = TypeVar('MsgT')
 
@@ -100,11 +101,13 @@ def _get_worker() -> _PublishWorker:
 
 
 class RealtimePublisher(Generic[MsgT]):
-    """Wraps an rclpy publisher and one preallocated message."""
+    """Wraps an rclpy publisher and one preallocated message (or a `SerializedMessage`,
+    whose bytes are sent)."""
 
     def __init__(self, publisher: Any, msg: MsgT) -> None:
         self.publisher = publisher
         self.msg = msg
+        self._serialized = msg if isinstance(msg, SerializedMessage) else None
         self._lock = threading.Lock()
         self._worker = _get_worker()
         self.published = 0
@@ -139,7 +142,8 @@ class RealtimePublisher(Generic[MsgT]):
 
     def _publish_and_unlock(self) -> None:
         try:
-            self.publisher.publish(self.msg)
+            serialized = self._serialized
+            self.publisher.publish(self.msg if serialized is None else serialized.payload())
             self.published += 1
         except Exception:  # context shut down or publisher destroyed: drop the sample
             self.errors += 1

@@ -32,9 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from control_msgs.srv import SetOdometry
-from geometry_msgs.msg import TransformStamped, TwistStamped
+from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry as OdometryMsg
-from tf2_msgs.msg import TFMessage
 
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import (
@@ -43,6 +42,7 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controllers.diff_drive.odometry import Odometry
+from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
 from py_controllers.hardware_interface.handle import CommandInterface
@@ -79,10 +79,6 @@ def frame_prefix(params: Any, namespace: str) -> str:
     prefix = params.tf_frame_prefix or namespace
     prefix = prefix.replace('~', namespace).strip('/')
     return f'{prefix}/' if prefix else ''
-
-
-def _set_yaw(q: Any, yaw: float) -> None:
-    q.x, q.y, q.z, q.w = 0.0, 0.0, math.sin(yaw / 2.0), math.cos(yaw / 2.0)
 
 
 def _limits_problem(p: Any) -> str:
@@ -160,20 +156,13 @@ class DiffDriveController(ChainableControllerInterface):
         node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
         node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
         odom_pub = node.create_publisher(OdometryMsg, '~/odom', 10)
-        msg = OdometryMsg()
-        msg.header.frame_id = odom_frame
-        msg.child_frame_id = base_frame
-        for i, value in enumerate(p.pose_covariance_diagonal):
-            msg.pose.covariance[7 * i] = float(value)
-        for i, value in enumerate(p.twist_covariance_diagonal):
-            msg.twist.covariance[7 * i] = float(value)
-        self._odom_rt = RealtimePublisher(odom_pub, msg)
+        self._odom_msgs = msgs = OdometryMessages(
+            odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
+        )
+        self._odom_rt = RealtimePublisher(odom_pub, msgs.odometry)
         # /tf and ~/cmd_vel_out exist whatever enable_odom_tf and publish_limited_velocity
         # say, so that both can be switched at run time; the loop checks them every cycle
-        tf = TFMessage(transforms=[TransformStamped()])
-        tf.transforms[0].header.frame_id = odom_frame
-        tf.transforms[0].child_frame_id = base_frame
-        self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf)
+        self._tf_rt = RealtimePublisher(create_tf_publisher(node), msgs.transform)
         out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
         self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
         self._publish_period_ns = _period_ns(p.publish_rate)
@@ -383,20 +372,11 @@ class DiffDriveController(ChainableControllerInterface):
     def _publish_odometry_rt(self, now_ns: int, with_tf: bool) -> None:
         odom = self.odometry
         rt = self._odom_rt
+        msgs = self._odom_msgs
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, now_ns)
-            msg.pose.pose.position.x = odom.x
-            msg.pose.pose.position.y = odom.y
-            _set_yaw(msg.pose.pose.orientation, odom.heading)
-            msg.twist.twist.linear.x = odom.linear
-            msg.twist.twist.angular.z = odom.angular
+            msgs.write_odometry_rt(now_ns, odom.x, odom.y, odom.heading, odom.linear, odom.angular)
             rt.unlock_and_publish()
         tf_rt = self._tf_rt
         if with_tf and tf_rt.trylock():
-            transform = tf_rt.msg.transforms[0]
-            set_stamp(transform.header.stamp, now_ns)
-            transform.transform.translation.x = odom.x
-            transform.transform.translation.y = odom.y
-            _set_yaw(transform.transform.rotation, odom.heading)
+            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
             tf_rt.unlock_and_publish()

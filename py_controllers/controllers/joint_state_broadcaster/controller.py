@@ -38,8 +38,10 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
-from py_controllers.ros_conversions import set_stamp
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
+from py_controllers.ros_conversions import bind_array, set_stamp
 
+_FIELDS = ('position', 'velocity', 'effort')
 _MOVABLE = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
 
 
@@ -129,17 +131,20 @@ class JointStateBroadcaster(ControllerInterface):
             # a standard name listed in 'interfaces' wins over the mapping
             itf = field if field in (p.interfaces or []) else itf
             fields.append([by_name.get(f'{j}/{itf}') for j in joints])
-        self._position_handles, self._velocity_handles, self._effort_handles = fields
         extra = self._extra_joint_names()
-        n = len(joints) + len(extra)
         msg = JointState()
         msg.header.frame_id = p.frame_id
         msg.name = [*joints, *extra]
-        msg.position = [math.nan] * len(joints) + [0.0] * len(extra)
-        msg.velocity = list(msg.position)
-        msg.effort = list(msg.position)
-        assert len(msg.name) == n
-        self._joint_rt = RealtimePublisher(self._joint_pub, msg)
+        views = [bind_array(msg, field, len(msg.name), math.nan) for field in _FIELDS]
+        for view in views:
+            view[len(joints) :] = 0.0
+        joint_msg = SerializedMessage(msg)
+        self._joint_stamp = joint_msg.time(msg.header.stamp)
+        self._joint_fields = [
+            (joint_msg.doubles(view), [(i, h) for i, h in enumerate(handles) if h is not None])
+            for view, handles in zip(views, fields)
+        ]
+        self._joint_rt = RealtimePublisher(self._joint_pub, joint_msg)
         self._dynamic_rt = None
         if self._dynamic_pub is not None:
             groups: dict[str, list[Any]] = {}
@@ -150,37 +155,36 @@ class JointStateBroadcaster(ControllerInterface):
             dyn.header.frame_id = p.frame_id
             dyn.joint_names = list(groups)
             dyn.interface_values = [
-                InterfaceValue(
-                    interface_names=[h.interface_name for h in hs], values=[h.value for h in hs]
-                )
+                InterfaceValue(interface_names=[h.interface_name for h in hs])
                 for hs in groups.values()
             ]
-            self._dynamic_groups = list(groups.values())
-            self._dynamic_rt = RealtimePublisher(self._dynamic_pub, dyn)
+            group_views = [
+                bind_array(iv, 'values', len(hs))
+                for iv, hs in zip(dyn.interface_values, groups.values())
+            ]
+            dynamic_msg = SerializedMessage(dyn)
+            self._dynamic_stamp = dynamic_msg.time(dyn.header.stamp)
+            self._dynamic_groups = [
+                (dynamic_msg.doubles(view), list(enumerate(hs)))
+                for view, hs in zip(group_views, groups.values())
+            ]
+            self._dynamic_rt = RealtimePublisher(self._dynamic_pub, dynamic_msg)
         return CallbackReturn.SUCCESS
 
     def update(self, time: Any, period: Any) -> ReturnType:
         rt = self._joint_rt
         now_ns = time.nanoseconds
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, now_ns)
-            for array, handles in (
-                (msg.position, self._position_handles),
-                (msg.velocity, self._velocity_handles),
-                (msg.effort, self._effort_handles),
-            ):
-                for i, h in enumerate(handles):
-                    if h is not None:
-                        array[i] = h.value
+            set_stamp(self._joint_stamp, now_ns)
+            for view, handles in self._joint_fields:
+                for i, h in handles:
+                    view[i] = h.value
             rt.unlock_and_publish()
         dyn_rt = self._dynamic_rt
         if dyn_rt is not None and dyn_rt.trylock():
-            dyn = dyn_rt.msg
-            set_stamp(dyn.header.stamp, now_ns)
-            for iv, handles in zip(dyn.interface_values, self._dynamic_groups):
-                values = iv.values
-                for i, h in enumerate(handles):
-                    values[i] = h.value
+            set_stamp(self._dynamic_stamp, now_ns)
+            for view, handles in self._dynamic_groups:
+                for i, h in handles:
+                    view[i] = h.value
             dyn_rt.unlock_and_publish()
         return ReturnType.OK

@@ -5,9 +5,8 @@ The loop fills a message built here in place through the views (no allocation pe
 
 from __future__ import annotations
 
-import array
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -15,10 +14,13 @@ from control_msgs.msg import JointTrajectoryControllerState
 from trajectory_msgs.msg import JointTrajectory
 
 from py_controllers.controllers.joint_trajectory.validation import PointData
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
+from py_controllers.ros_conversions import bind_array
 
 __all__ = [
     'NS',
     'SampleViews',
+    'StateMessage',
     'bind_array',
     'bind_feedback',
     'bind_sample',
@@ -41,13 +43,6 @@ def points_of(msg: JointTrajectory) -> list[PointData]:
         PointData(ns_of(p.time_from_start), p.positions, p.velocities, p.accelerations, p.effort)
         for p in msg.points
     ]
-
-
-def bind_array(point_msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:
-    """Give a message field an array of n doubles and return a numpy view writing into it."""
-    setattr(point_msg, field, array.array('d', [fill] * n))
-    # Read it back: without ROS_PYTHON_CHECK_FIELDS the setter stores a copy.
-    return np.frombuffer(getattr(point_msg, field), dtype=float)
 
 
 @dataclass(slots=True)
@@ -96,15 +91,28 @@ def bind_sample(
     )
 
 
+@dataclass(slots=True)
+class StateMessage:
+    """~/controller_state, serialized once, and where the loop writes into it."""
+
+    message: SerializedMessage
+    stamp: Any
+    reference_time: Any  # reference.time_from_start
+    feedback_time: Any  # feedback.time_from_start
+    scaling: np.ndarray  # speed_scaling_factor
+    views: SampleViews  # reference / feedback / error
+    outputs: list[tuple[np.ndarray, Any]]  # (output field, its command handles)
+
+
 def state_message(
     joints: list[str], vel_state: bool, acc_state: bool, outputs: list[tuple[str, Any]]
-) -> tuple[JointTrajectoryControllerState, SampleViews, list[tuple[np.ndarray, Any]]]:
-    """~/controller_state for ``joints``: the message, views of its reference / feedback /
-    error points, and one ``(view, handles)`` per ``(output field, command handles)`` (NaN
-    until commanded)."""
+) -> StateMessage:
+    """~/controller_state for ``joints``, with one output field per ``(field, command
+    handles)`` (NaN until commanded)."""
     n = len(joints)
     msg = JointTrajectoryControllerState()
     msg.joint_names = list(joints)
+    msg.speed_scaling_factor = 1.0
     views = bind_sample(
         msg.reference,
         msg.feedback,
@@ -115,8 +123,22 @@ def state_message(
         desired_effort=False,
         actual_effort=False,
     )
-    fields = [(bind_array(msg.output, field, n, math.nan), handles) for field, handles in outputs]
-    return msg, views, fields
+    output_views = [(bind_array(msg.output, field, n, math.nan), h) for field, h in outputs]
+    serialized = SerializedMessage(msg)
+    return StateMessage(
+        message=serialized,
+        stamp=serialized.time(msg.header.stamp),
+        reference_time=serialized.time(msg.reference.time_from_start),
+        feedback_time=serialized.time(msg.feedback.time_from_start),
+        scaling=serialized.scalars(msg, ('speed_scaling_factor',)),
+        views=SampleViews(
+            *(
+                None if view is None else serialized.doubles(view)
+                for view in (getattr(views, f.name) for f in fields(SampleViews))
+            )
+        ),
+        outputs=[(serialized.doubles(view), h) for view, h in output_views],
+    )
 
 
 def bind_feedback(

@@ -127,7 +127,7 @@ class TrajectoryLoop:
 
     # --- messages built once (activate / goal accepted) -----------------------------
     def _build_state_message(self) -> None:
-        msg, self._state_views, self._output_fields = state_message(
+        self._state = state = state_message(
             self.joints,
             self.has_vel_state,
             self.has_acc_state,
@@ -142,7 +142,7 @@ class TrajectoryLoop:
                 if flag
             ],
         )
-        self._state_rt = RealtimePublisher(self._state_pub, msg)
+        self._state_rt = RealtimePublisher(self._state_pub, state.message)
         rate = float(self._params.state_publish_rate)
         self._publish_interval_ns = int(NS / rate) if rate > 0.0 else 0
 
@@ -462,15 +462,15 @@ class TrajectoryLoop:
         if not rt.trylock():
             return
         self._last_publish_ns = now_ns
-        msg = rt.msg
-        set_stamp(msg.header.stamp, now_ns)
-        set_duration(msg.reference.time_from_start, self._desired_tfs_s)
-        set_duration(msg.feedback.time_from_start, self._actual_tfs_s)
-        self._copy_sample_rt(self._state_views)
+        state = self._state
+        set_stamp(state.stamp, now_ns)
+        set_duration(state.reference_time, self._desired_tfs_s)
+        set_duration(state.feedback_time, self._actual_tfs_s)
+        self._copy_sample_rt(state.views)
         idx = self._cmd_index
-        for view, handles in self._output_fields:
+        for view, handles in state.outputs:
             values = [h.value for h in handles]
             if all(map(math.isfinite, values)):
                 view[idx] = values
-        msg.speed_scaling_factor = self._scaling
+        state.scaling[0] = self._scaling
         rt.unlock_and_publish()

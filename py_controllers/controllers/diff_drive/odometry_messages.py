@@ -1,0 +1,74 @@
+"""~/odom and the odom -> base_link transform, serialized once; the loop writes the numbers.
+
+Both messages keep their frames and covariances from configuration on; each publish only
+changes the stamp, the planar pose (x, y, heading as a quaternion about z) and, in the
+odometry, the forward and turning speeds.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from geometry_msgs.msg import TransformStamped
+from nav_msgs.msg import Odometry
+from tf2_msgs.msg import TFMessage
+
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
+from py_controllers.ros_conversions import set_stamp
+
+
+class OdometryMessages:
+    """The two messages and the views the loop fills (`write_*_rt`, under their publishers'
+    locks)."""
+
+    def __init__(
+        self,
+        odom_frame: str,
+        base_frame: str,
+        pose_covariance_diagonal: Sequence[float],
+        twist_covariance_diagonal: Sequence[float],
+    ) -> None:
+        msg = Odometry()
+        msg.header.frame_id = odom_frame
+        msg.child_frame_id = base_frame
+        for i, value in enumerate(pose_covariance_diagonal):
+            msg.pose.covariance[7 * i] = float(value)
+        for i, value in enumerate(twist_covariance_diagonal):
+            msg.twist.covariance[7 * i] = float(value)
+        msg.pose.pose.orientation.w = 1.0
+        self.odometry = odom = SerializedMessage(msg)
+        self._odom_stamp = odom.time(msg.header.stamp)
+        self._odom_xy = odom.scalars(msg.pose.pose.position, ('x', 'y'))
+        self._odom_zw = odom.scalars(msg.pose.pose.orientation, ('z', 'w'))
+        self._linear_x = odom.scalars(msg.twist.twist.linear, ('x',))
+        self._angular_z = odom.scalars(msg.twist.twist.angular, ('z',))
+
+        transform = TransformStamped()
+        transform.header.frame_id = odom_frame
+        transform.child_frame_id = base_frame
+        transform.transform.rotation.w = 1.0
+        tf = TFMessage(transforms=[transform])
+        self.transform = tf_msg = SerializedMessage(tf)
+        self._tf_stamp = tf_msg.time(transform.header.stamp)
+        self._tf_xy = tf_msg.scalars(transform.transform.translation, ('x', 'y'))
+        self._tf_zw = tf_msg.scalars(transform.transform.rotation, ('z', 'w'))
+
+    def write_odometry_rt(
+        self, now_ns: int, x: float, y: float, heading: float, linear: float, angular: float
+    ) -> None:
+        set_stamp(self._odom_stamp, now_ns)
+        _write_pose(self._odom_xy, self._odom_zw, x, y, heading)
+        self._linear_x[0] = linear
+        self._angular_z[0] = angular
+
+    def write_transform_rt(self, now_ns: int, x: float, y: float, heading: float) -> None:
+        set_stamp(self._tf_stamp, now_ns)
+        _write_pose(self._tf_xy, self._tf_zw, x, y, heading)
+
+
+def _write_pose(xy, zw, x: float, y: float, heading: float) -> None:
+    xy[0] = x
+    xy[1] = y
+    zw[0] = math.sin(heading / 2.0)
+    zw[1] = math.cos(heading / 2.0)
