@@ -240,13 +240,14 @@ def test_spawner_fails_cleanly(ros):
 
 
 def test_cli_lists_controllers_hardware_and_stats():
-    listing = run_tool('py-controllers', 'list')
+    # a generous discovery timeout: each call is a new process discovering the manager
+    listing = run_tool('py-controllers', '--timeout', '30', 'list')
     assert listing.returncode == 0, listing.stderr
     assert 'forward_position_controller' in listing.stdout
     assert 'claimed: joint1/position' in listing.stdout
-    hardware = run_tool('py-controllers', 'hardware')
+    hardware = run_tool('py-controllers', '--timeout', '30', 'hardware')
     assert 'MinimalSystem (system, mock_components/GenericSystem): active' in hardware.stdout
-    stats = run_tool('py-controllers', 'stats')
+    stats = run_tool('py-controllers', '--timeout', '30', 'stats')
     assert stats.returncode == 0 and 'Hz measured of 100 Hz' in stats.stdout
     missing = run_tool('py-controllers', '-c', '/nobody', '--timeout', '0.5', 'list')
     assert missing.returncode == 2

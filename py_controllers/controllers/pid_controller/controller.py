@@ -51,10 +51,30 @@ from py_controllers.controllers.pid_controller.dof_pid import DofPid
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_duration, set_stamp
 
 _SCHEMA = Path(__file__).parent / 'pid_controller_parameters.yaml'
 _NAN = math.nan
+_DOF_FIELDS = ('reference', 'feedback', 'feedback_dot', 'error', 'error_dot', 'time_step', 'output')
+_PID_FIELDS = ('error', 'error_dot', 'i_term', 'p_gain', 'i_gain', 'd_gain', 'output')
+
+
+class _PidStatePublisher(RealtimePublisher):
+    """One DOF's ~/<dof>/pid_state, serialized once; `fields`: its stamp, timestep and
+    values (_PID_FIELDS order)."""
+
+    def __init__(self, publisher: Any) -> None:
+        msg = PidState()
+        serialized = SerializedMessage(msg)
+        super().__init__(publisher, serialized)
+        self.fields = (
+            serialized.time(msg.header.stamp),
+            serialized.time(msg.timestep),
+            serialized.scalars(msg, _PID_FIELDS),
+        )
+
+
 _INPUT_QOS = QoSProfile(
     history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.BEST_EFFORT
 )
@@ -268,10 +288,12 @@ class PidController(ChainableControllerInterface):
             dof.pid.reset(keep)
         msg = MultiDOFStateStamped()
         msg.dof_states = [SingleDOFState(name=d) for d in self.reference_and_state_dof_names]
-        self._state_rt = RealtimePublisher(self._state_pub, msg)
+        state_msg = SerializedMessage(msg)
+        self._state_stamp = state_msg.time(msg.header.stamp)
+        self._dof_rows = [state_msg.scalars(s, _DOF_FIELDS) for s in msg.dof_states]
+        self._state_rt = RealtimePublisher(self._state_pub, state_msg)
         self._pid_state_rts = [
-            None if pub is None else RealtimePublisher(pub, PidState())
-            for pub in self._pid_state_pubs
+            None if pub is None else _PidStatePublisher(pub) for pub in self._pid_state_pubs
         ]
         return CallbackReturn.SUCCESS
 
@@ -371,33 +393,25 @@ class PidController(ChainableControllerInterface):
         measured = self._measured
         rt = self._state_rt
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, now_ns)
-            for i, state in enumerate(msg.dof_states):
+            set_stamp(self._state_stamp, now_ns)
+            for i, row in enumerate(self._dof_rows):
                 reference = refs[i].value
-                state.reference = reference
-                state.feedback = measured[i]
-                state.error = self.dofs[i].error(reference, measured[i])
+                error = self.dofs[i].error(reference, measured[i])
+                feedback_dot = error_dot = 0.0
                 if two:
-                    state.feedback_dot = measured[n + i]
-                    state.error_dot = refs[n + i].value - measured[n + i]
-                state.time_step = dt_s
-                state.output = self._commands[i].value
+                    feedback_dot = measured[n + i]
+                    error_dot = refs[n + i].value - measured[n + i]
+                output = self._commands[i].value
+                row[:] = (reference, measured[i], feedback_dot, error, error_dot, dt_s, output)
             rt.unlock_and_publish()
         for dof, pid_rt in zip(self.dofs, self._pid_state_rts):
             if pid_rt is None or not pid_rt.trylock():
                 continue
-            msg = pid_rt.msg
             pid = dof.pid
             p_error, i_term, d_error = pid.get_current_pid_errors()
             gains = pid.get_gains()
-            set_stamp(msg.header.stamp, now_ns)
-            set_duration(msg.timestep, dt_s)
-            msg.error = p_error
-            msg.error_dot = d_error
-            msg.i_term = i_term
-            msg.p_gain = gains.p
-            msg.i_gain = gains.i
-            msg.d_gain = gains.d
-            msg.output = pid.get_current_cmd()
+            stamp, timestep, values = pid_rt.fields
+            set_stamp(stamp, now_ns)
+            set_duration(timestep, dt_s)
+            values[:] = (p_error, d_error, i_term, gains.p, gains.i, gains.d, pid.get_current_cmd())
             pid_rt.unlock_and_publish()

@@ -37,9 +37,9 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.hardware_interface.handle import StateInterface
 from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import FORCE_TORQUE_INTERFACES, ForceTorqueSensor
-from py_controllers.semantic_components.force_torque_sensor import fill_wrench_message
 
 FILTER_CHAIN = 'sensor_filter_chain'
 FILTERS_UNSUPPORTED = (
@@ -109,7 +109,12 @@ class ForceTorqueSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerIn
         node = self.get_node()
         msg = WrenchStamped()
         msg.header.frame_id = params.frame_id
-        self._rt = RealtimePublisher(node.create_publisher(WrenchStamped, '~/wrench', 10), msg)
+        serialized = SerializedMessage(msg)
+        self._stamp = serialized.time(msg.header.stamp)
+        self._force = serialized.scalars(msg.wrench.force, ('x', 'y', 'z'))
+        self._torque = serialized.scalars(msg.wrench.torque, ('x', 'y', 'z'))
+        publisher = node.create_publisher(WrenchStamped, '~/wrench', 10)
+        self._rt = RealtimePublisher(publisher, serialized)
         # advertised as upstream; published only through a filter chain, which we refuse
         self._filtered_publisher = node.create_publisher(WrenchStamped, '~/wrench_filtered', 10)
         self._values = [math.nan] * 6
@@ -141,8 +146,8 @@ class ForceTorqueSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerIn
             handle.value = values[axis]
         rt = self._rt
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, time.nanoseconds)
-            fill_wrench_message(msg.wrench, values)
+            set_stamp(self._stamp, time.nanoseconds)
+            self._force[:] = values[:3]
+            self._torque[:] = values[3:6]
             rt.unlock_and_publish()
         return ReturnType.OK

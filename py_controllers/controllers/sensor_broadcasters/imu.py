@@ -35,9 +35,9 @@ from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcas
 from py_controllers.controllers.sensor_broadcasters.imu_transform import ImuRotation
 from py_controllers.hardware_interface.handle import StateInterface
 from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import IMU_INTERFACES, IMUSensor
-from py_controllers.semantic_components.imu_sensor import fill_imu_message
 
 
 class IMUSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface):
@@ -64,8 +64,16 @@ class IMUSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface)
             linear = self._rotation.rotate_covariance(linear)
         msg.angular_velocity_covariance[:] = angular
         msg.linear_acceleration_covariance[:] = linear
+        msg.orientation.w = 1.0
+        serialized = SerializedMessage(msg)
+        self._stamp = serialized.time(msg.header.stamp)
+        self._views = (
+            (serialized.scalars(msg.orientation, ('x', 'y', 'z', 'w')), 0),
+            (serialized.scalars(msg.angular_velocity, ('x', 'y', 'z')), 4),
+            (serialized.scalars(msg.linear_acceleration, ('x', 'y', 'z')), 7),
+        )
         publisher = self.get_node().create_publisher(Imu, '~/imu', 10)
-        self._rt = RealtimePublisher(publisher, msg)
+        self._rt = RealtimePublisher(publisher, serialized)
         self._values = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
         return CallbackReturn.SUCCESS
 
@@ -81,8 +89,8 @@ class IMUSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface)
             handle.value = value
         rt = self._rt
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, time.nanoseconds)
-            fill_imu_message(msg, values)
+            set_stamp(self._stamp, time.nanoseconds)
+            for view, first in self._views:
+                view[:] = values[first : first + view.shape[0]]
             rt.unlock_and_publish()
         return ReturnType.OK

@@ -26,9 +26,9 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import PoseSensor
-from py_controllers.semantic_components.pose_sensor import fill_pose_message
 from py_controllers.tf_publisher import create_tf_publisher
 
 QUATERNION_NORM_TOLERANCE = 10e-3  # upstream's bound on | |q|^2 - 1 |
@@ -61,15 +61,25 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
         self.sensor = PoseSensor(params.pose_name)
         msg = PoseStamped()
         msg.header.frame_id = params.frame_id
-        self._pose_rt = RealtimePublisher(node.create_publisher(PoseStamped, '~/pose', 10), msg)
+        msg.pose.orientation.w = 1.0
+        pose_msg = SerializedMessage(msg)
+        self._pose_fields = _pose_fields(
+            pose_msg, msg.header.stamp, msg.pose.position, msg.pose.orientation
+        )
+        pose_pub = node.create_publisher(PoseStamped, '~/pose', 10)
+        self._pose_rt = RealtimePublisher(pose_pub, pose_msg)
         self._tf_rt: RealtimePublisher | None = None
         if params.tf.enable:
             transform = TransformStamped()
             transform.header.frame_id = params.frame_id
             transform.child_frame_id = params.tf.child_frame_id or params.pose_name
-            self._tf_rt = RealtimePublisher(
-                create_tf_publisher(node), TFMessage(transforms=[transform])
+            transform.transform.rotation.w = 1.0
+            tf_msg = SerializedMessage(TFMessage(transforms=[transform]))
+            t = transform.transform
+            self._tf_fields = _pose_fields(
+                tf_msg, transform.header.stamp, t.translation, t.rotation
             )
+            self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf_msg)
         self._values = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
         self._invalid_pose: tuple[float, ...] = ()
         self._invalid_count = 0
@@ -82,20 +92,14 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
         values = self.sensor.get_values(self._values)
         rt = self._pose_rt
         if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, now_ns)
-            fill_pose_message(msg.pose, values)
+            _write_pose_rt(self._pose_fields, now_ns, values)
             rt.unlock_and_publish()
         if not is_pose_valid(values):
             self._report_invalid_rt(values, now_ns)
             return ReturnType.OK
         tf_rt = self._tf_rt
         if tf_rt is not None and tf_rt.trylock():
-            transform = tf_rt.msg.transforms[0]
-            set_stamp(transform.header.stamp, now_ns)
-            t, r = transform.transform.translation, transform.transform.rotation
-            t.x, t.y, t.z = values[0], values[1], values[2]
-            r.x, r.y, r.z, r.w = values[3], values[4], values[5], values[6]
+            _write_pose_rt(self._tf_fields, now_ns, values)
             tf_rt.unlock_and_publish()
         return ReturnType.OK
 
@@ -121,3 +125,22 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
             f"('{self.params.pose_name}': {self._invalid_count} invalid so far): "
             'published on ~/pose, not on /tf'
         )
+
+
+def _pose_fields(
+    serialized: SerializedMessage, stamp: Any, position: Any, rotation: Any
+) -> tuple[Any, Any, Any]:
+    """Where a pose's (or a transform's) stamp, position (x, y, z) and rotation (x, y, z,
+    w) lie in `serialized`."""
+    return (
+        serialized.time(stamp),
+        serialized.scalars(position, ('x', 'y', 'z')),
+        serialized.scalars(rotation, ('x', 'y', 'z', 'w')),
+    )
+
+
+def _write_pose_rt(fields: tuple[Any, Any, Any], now_ns: int, values: list[float]) -> None:
+    stamp, position, orientation = fields
+    set_stamp(stamp, now_ns)
+    position[:] = values[:3]
+    orientation[:] = values[3:7]
