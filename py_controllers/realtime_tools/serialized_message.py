@@ -10,6 +10,9 @@ with `publish(bytes)` (public rclpy API since Foxy), about 1 us.
 
 Locating a field: it is set to sentinel values, the message serialized again and the
 sentinels' bytes searched for (they must occur exactly once), then the field is restored.
+Every search uses sentinels never used before in the process: the serializer leaves
+alignment padding and a tail of its buffer unwritten, so old bytes (earlier sentinels
+among them) can show up there.
 This holds for the CDR every ROS 2 middleware uses (numbers stored whole, in the host's byte
 order); where the serialized bytes are not little-endian CDR, the object works on the
 message itself instead (`serialized` False) and `payload()` returns the message.
@@ -17,6 +20,7 @@ message itself instead (`serialized` False) and `payload()` returns the message.
 
 from __future__ import annotations
 
+import itertools
 import struct
 from collections.abc import Sequence
 from typing import Any
@@ -29,10 +33,19 @@ __all__ = ['SerializedMessage', 'TimeField']
 # The 4-byte encapsulation header of little-endian plain CDR (the only one handled here).
 _CDR_LE = b'\x00\x01\x00\x00'
 _TIME = struct.Struct('<iI')
-# Unlikely bit patterns: a double far from any physical value, and two ints.
+# Unlikely bit patterns, new for every search: doubles far from any physical value, and
+# a Time no clock gives (year 2004 + n seconds, a fixed odd nanosecond count).
 _DOUBLE_SENTINEL = -7.0e299
-_SEC_SENTINEL = 0x5EC0DE01
+_SEC_SENTINEL = 0x40000000
 _NSEC_SENTINEL = 987_654_321
+_searches = itertools.count(1)
+
+
+def _double_sentinels(n: int) -> np.ndarray:
+    first = next(_searches) << 16  # room for arrays of up to 65536 values
+    if n > 1 << 16:
+        raise ValueError(f'SerializedMessage: arrays of {n} values are not supported')
+    return _DOUBLE_SENTINEL * (1.0 + (first + np.arange(n)) * 2.0**-48)
 
 
 class TimeField:
@@ -98,7 +111,7 @@ class SerializedMessage:
         if not self.serialized:
             return view
         saved = view.copy()
-        sentinels = _DOUBLE_SENTINEL * (1.0 + np.arange(view.shape[0]) * 2.0**-20)
+        sentinels = _double_sentinels(view.shape[0])
         view[:] = sentinels
         try:
             offset = self._find(sentinels.astype('<f8').tobytes())
@@ -115,7 +128,7 @@ class SerializedMessage:
         if not self.serialized:
             self._copies.append((view, parent, names))
             return view
-        sentinels = _DOUBLE_SENTINEL * (1.0 + np.arange(len(names)) * 2.0**-20)
+        sentinels = _double_sentinels(len(names))
         try:
             for name, value in zip(names, sentinels.tolist()):
                 setattr(parent, name, value)
@@ -130,9 +143,10 @@ class SerializedMessage:
         if not self.serialized:
             return stamp
         sec, nanosec = stamp.sec, stamp.nanosec
-        stamp.sec, stamp.nanosec = _SEC_SENTINEL, _NSEC_SENTINEL
+        sentinel = (_SEC_SENTINEL + next(_searches) % _SEC_SENTINEL, _NSEC_SENTINEL)
+        stamp.sec, stamp.nanosec = sentinel
         try:
-            offset = self._find(_TIME.pack(_SEC_SENTINEL, _NSEC_SENTINEL))
+            offset = self._find(_TIME.pack(*sentinel))
         finally:
             stamp.sec, stamp.nanosec = sec, nanosec
         return TimeField(self.buffer, offset, sec, nanosec)
@@ -143,5 +157,9 @@ class SerializedMessage:
             raise ValueError('SerializedMessage: the message changed shape after it was built')
         offset = data.find(pattern)
         if offset < 0 or data.find(pattern, offset + 1) >= 0:
-            raise ValueError('SerializedMessage: a field was not found exactly once')
+            found = 'not found' if offset < 0 else 'found more than once'
+            raise ValueError(
+                f'SerializedMessage: a field of {type(self.msg).__name__} was {found} '
+                'in its serialized bytes'
+            )
         return offset

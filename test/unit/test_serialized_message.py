@@ -17,7 +17,11 @@ from tf2_msgs.msg import TFMessage
 
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.joint_trajectory.conversions import state_message
-from py_controllers.realtime_tools.serialized_message import SerializedMessage, TimeField
+from py_controllers.realtime_tools.serialized_message import (
+    SerializedMessage,
+    TimeField,
+    _double_sentinels,
+)
 from py_controllers.ros_conversions import bind_array, set_duration, set_stamp
 
 JOINTS = ['shoulder', 'elbow', 'wrist']
@@ -147,3 +151,10 @@ def test_time_field_reads_back_what_it_wrote():
     field = TimeField(bytearray(16), 4, 0, 0)
     set_stamp(field, 12_000_000_034)
     assert (field.sec, field.nanosec) == (12, 34)
+
+
+def test_every_search_uses_sentinels_never_used_before():
+    """The serializer leaves padding and a tail of its buffer unwritten, where bytes of an
+    earlier search can linger (seen: a JTC failing to activate in a manager process)."""
+    first, second = _double_sentinels(300), _double_sentinels(300)
+    assert len(set(first.tolist()) | set(second.tolist())) == 600
