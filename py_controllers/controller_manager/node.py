@@ -43,6 +43,7 @@ from py_controllers.controller_manager.node_executors import (
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.realtime_tools import RealtimePublisher, scheduling
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
 
 S = LifecycleStateId
@@ -214,11 +215,14 @@ class ControllerManagerRuntime:
 
     def _clock_publisher(self) -> Callable[[int], None]:
         """/clock from the loop, for a simulator among the hardware (never blocks)."""
-        rt = RealtimePublisher(self.node.create_publisher(Clock, '/clock', 10), Clock())
+        msg = Clock()
+        serialized = SerializedMessage(msg)
+        clock = serialized.time(msg.clock)
+        rt = RealtimePublisher(self.node.create_publisher(Clock, '/clock', 10), serialized)
 
         def publish(now_ns: int) -> None:
             if rt.trylock():
-                set_stamp(rt.msg.clock, now_ns)
+                set_stamp(clock, now_ns)
                 rt.unlock_and_publish()
 
         return publish

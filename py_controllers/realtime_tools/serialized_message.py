@@ -108,8 +108,8 @@ class SerializedMessage:
     def doubles(self, view: np.ndarray) -> np.ndarray:
         """The view writing the float64 array that `view` (a numpy view of one of the
         message's arrays, e.g. from `np.frombuffer`) writes; `view` itself in message mode."""
-        if not self.serialized:
-            return view
+        if not self.serialized or view.shape[0] == 0:
+            return view  # (an empty array: nothing to write, nothing to find)
         saved = view.copy()
         sentinels = _double_sentinels(view.shape[0])
         view[:] = sentinels

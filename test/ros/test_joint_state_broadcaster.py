@@ -5,7 +5,10 @@ with a fixed joint and GPIOs that have a position state interface. Four broadcas
 different parameters publish on local topics; the manager's cycles are stepped by the test.
 """
 
+import math
+
 import pytest
+from control_msgs.msg import DynamicJointState
 from sensor_msgs.msg import JointState
 
 from py_controllers.testing import RosHarness, SteppedManager
@@ -108,3 +111,59 @@ def test_extra_joints_are_appended_once_unless_already_a_prefix(states):
     # zeta is published, io is a claimed prefix (filtered out, still not an extra joint),
     # and extra is listed twice
     assert states('with_extra') == ['alpha', 'mid', 'zeta', 'extra', 'other']
+
+
+def test_values_and_stamp_arrive_on_both_topics(tmp_path):
+    """The numbers the loop writes reach a subscriber over DDS: NaN where a joint lacks the
+    interface in /joint_states, every interface of every prefix in /dynamic_joint_states."""
+    params_file = tmp_path / 'jsb.yaml'
+    params_file.write_text(
+        'controller_manager:\n  ros__parameters:\n    update_rate: 100\n'
+        '    jsb: {type: joint_state_broadcaster/JointStateBroadcaster}\n'
+        'jsb:\n  ros__parameters:\n    use_local_topics: true\n    use_urdf_to_filter: false\n'
+    )
+    harness = RosHarness('jsb_values', args=['--ros-args', '--params-file', str(params_file)])
+    cm = SteppedManager(harness, URDF, start_ns=5_000_000_000)
+    try:
+        joint_states = harness.subscribe(JointState, '/jsb/joint_states')
+        dynamic = harness.subscribe(DynamicJointState, '/jsb/dynamic_joint_states')
+        cm.start('jsb')
+        values = {
+            'zeta/position': 0.25,
+            'zeta/velocity': -0.5,
+            'mid/position': 1.5,
+            'mid/velocity': 2.0,
+            'mid/effort': -3.0,
+            'alpha/position': 0.75,
+            'io/position': 4.0,
+            'mount/position': 5.0,
+        }
+        for name, value in values.items():
+            cm.manager.rm.state_interfaces[name].value = value
+        assert cm.run_until(
+            lambda: (
+                any(m.position[0] == 0.25 for m in joint_states)
+                and any(list(m.interface_values[0].values) == [0.25, -0.5] for m in dynamic)
+            )
+        )
+        js = next(m for m in joint_states if m.position[0] == 0.25)
+        assert list(js.name) == ['zeta', 'mid', 'alpha', 'io', 'mount']
+        assert list(js.position) == [0.25, 1.5, 0.75, 4.0, 5.0]
+        assert js.velocity[:2].tolist() == [-0.5, 2.0] and all(map(math.isnan, js.velocity[2:]))
+        assert js.effort[1] == -3.0 and math.isnan(js.effort[0]) and math.isnan(js.effort[2])
+        assert js.header.stamp.sec >= 5
+        dyn = next(m for m in dynamic if list(m.interface_values[0].values) == [0.25, -0.5])
+        assert list(dyn.joint_names) == ['zeta', 'mid', 'alpha', 'io', 'mount']
+        assert [
+            dict(zip(iv.interface_names, iv.values, strict=True)) for iv in dyn.interface_values
+        ] == [
+            {'position': 0.25, 'velocity': -0.5},
+            {'position': 1.5, 'velocity': 2.0, 'effort': -3.0},
+            {'position': 0.75},
+            {'position': 4.0},
+            {'position': 5.0},
+        ]
+        assert dyn.header.stamp.sec == js.header.stamp.sec
+    finally:
+        cm.shutdown()
+        harness.close()

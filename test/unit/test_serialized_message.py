@@ -86,6 +86,17 @@ def test_dynamic_joint_state_groups_land_in_their_own_arrays():
     ]
 
 
+def test_an_empty_array_needs_no_place_and_the_others_still_land():
+    dyn = DynamicJointState()
+    dyn.interface_values = [InterfaceValue(), InterfaceValue(interface_names=['position'])]
+    empty, one = (bind_array(iv, 'values', len(iv.interface_names)) for iv in dyn.interface_values)
+    ser = SerializedMessage(dyn)
+    assert ser.doubles(empty).shape == (0,)
+    ser.doubles(one)[0] = 2.5
+    got = deserialize_message(ser.payload(), DynamicJointState)
+    assert [list(iv.values) for iv in got.interface_values] == [[], [2.5]]
+
+
 def test_controller_state_fields_each_land_where_named():
     state = state_message(JOINTS, True, False, [('effort', [])])
     v = state.views

@@ -45,7 +45,8 @@ from py_controllers.controllers.gpio_command.commands import (
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
-from py_controllers.ros_conversions import set_stamp
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
+from py_controllers.ros_conversions import bind_array, set_stamp
 
 _HERE = Path(__file__).parent
 REJECTION_LOG_PERIOD_S = 1.0
@@ -161,14 +162,18 @@ class GpioCommandController(ControllerInterface):
         self._command_handles = [commands[n] for n in self.table.names]
         self._state_handles: list[list[Any]] = []
         msg = DynamicInterfaceGroupValues()
+        views = []
         for gpio in self.params.gpios:
             interfaces = [i for g, i in self.state_names if g == gpio]
             msg.interface_groups.append(gpio)
-            msg.interface_values.append(
-                InterfaceValue(interface_names=interfaces, values=[math.nan] * len(interfaces))
-            )
+            group = InterfaceValue(interface_names=interfaces)
+            views.append(bind_array(group, 'values', len(interfaces), math.nan))
+            msg.interface_values.append(group)
             self._state_handles.append([states[f'{gpio}/{i}'] for i in interfaces])
-        self._state_rt = RealtimePublisher(self._state_pub, msg)
+        serialized = SerializedMessage(msg)
+        self._state_stamp = serialized.time(msg.header.stamp)
+        self._state_views = [serialized.doubles(view) for view in views]
+        self._state_rt = RealtimePublisher(self._state_pub, serialized)
         self.command_box.set(None)
         return CallbackReturn.SUCCESS
 
@@ -190,10 +195,8 @@ class GpioCommandController(ControllerInterface):
         rt = self._state_rt
         if not rt.trylock():
             return
-        msg = rt.msg
-        set_stamp(msg.header.stamp, now_ns)
-        for group, handles in zip(msg.interface_values, self._state_handles):
-            values = group.values
+        set_stamp(self._state_stamp, now_ns)
+        for view, handles in zip(self._state_views, self._state_handles):
             for i, handle in enumerate(handles):
-                values[i] = handle.value
+                view[i] = handle.value
         rt.unlock_and_publish()
