@@ -80,8 +80,17 @@ class RosHarness:
         return ControllerManagerClient(self.node, name, executor=self.executor, **kwargs)
 
     def close(self) -> None:
-        """Destroy everything and shut the context down."""
+        """Destroy everything and shut the context down.
+
+        Action clients and servers made on the node go first: `destroy_node` leaves them,
+        and one left behind keeps the node, and with it the context's DDS participant,
+        alive for the rest of the process (participants piling up in one process make
+        Fast DDS's shutdown deadlock-prone)."""
         self.executor.shutdown()
+        for waitable in list(self.node.waitables):
+            destroy = getattr(waitable, 'destroy', None)
+            if destroy is not None:
+                destroy()
         self.node.destroy_node()
         rclpy.try_shutdown(context=self.context)
 
