@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import array
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -29,3 +30,22 @@ def bind_array(msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:
     setattr(msg, field, array.array('d', [fill] * n))
     # Read it back: without ROS_PYTHON_CHECK_FIELDS the setter stores a copy.
     return np.frombuffer(getattr(msg, field), dtype=float)
+
+
+class HandleCopies:
+    """Handles whose values the loop copies into message arrays (numpy views), each
+    `(view, handles)` pair element by element; a None handle leaves its element alone."""
+
+    __slots__ = ('_targets',)
+
+    def __init__(self, pairs: Iterable[tuple[np.ndarray, Sequence[Any]]]) -> None:
+        self._targets = [
+            (view, [(i, h) for i, h in enumerate(handles) if h is not None])
+            for view, handles in pairs
+        ]
+
+    def copy_rt(self) -> None:
+        """Copy every handle's current value into its element (loop thread)."""
+        for view, handles in self._targets:
+            for i, h in handles:
+                view[i] = h.value

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
 from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
@@ -67,7 +68,7 @@ class OdometryMessages:
         _write_pose(self._tf_xy, self._tf_zw, x, y, heading)
 
 
-def _write_pose(xy, zw, x: float, y: float, heading: float) -> None:
+def _write_pose(xy: np.ndarray, zw: np.ndarray, x: float, y: float, heading: float) -> None:
     xy[0] = x
     xy[1] = y
     zw[0] = math.sin(heading / 2.0)

@@ -46,7 +46,7 @@ from py_controllers.hardware_interface.component_parser import parse_control_res
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
-from py_controllers.ros_conversions import bind_array, set_stamp
+from py_controllers.ros_conversions import HandleCopies, bind_array, set_stamp
 
 _HERE = Path(__file__).parent
 REJECTION_LOG_PERIOD_S = 1.0
@@ -160,7 +160,7 @@ class GpioCommandController(ControllerInterface):
             log.error(f'interfaces not assigned: {missing}')
             return CallbackReturn.ERROR
         self._command_handles = [commands[n] for n in self.table.names]
-        self._state_handles: list[list[Any]] = []
+        group_handles: list[list[Any]] = []
         msg = DynamicInterfaceGroupValues()
         views = []
         for gpio in self.params.gpios:
@@ -169,10 +169,12 @@ class GpioCommandController(ControllerInterface):
             group = InterfaceValue(interface_names=interfaces)
             views.append(bind_array(group, 'values', len(interfaces), math.nan))
             msg.interface_values.append(group)
-            self._state_handles.append([states[f'{gpio}/{i}'] for i in interfaces])
+            group_handles.append([states[f'{gpio}/{i}'] for i in interfaces])
         serialized = SerializedMessage(msg)
         self._state_stamp = serialized.time(msg.header.stamp)
-        self._state_views = [serialized.doubles(view) for view in views]
+        self._state_values = HandleCopies(
+            (serialized.doubles(view), handles) for view, handles in zip(views, group_handles)
+        )
         self._state_rt = RealtimePublisher(self._state_pub, serialized)
         self.command_box.set(None)
         return CallbackReturn.SUCCESS
@@ -196,7 +198,5 @@ class GpioCommandController(ControllerInterface):
         if not rt.trylock():
             return
         set_stamp(self._state_stamp, now_ns)
-        for view, handles in zip(self._state_views, self._state_handles):
-            for i, handle in enumerate(handles):
-                view[i] = handle.value
+        self._state_values.copy_rt()
         rt.unlock_and_publish()

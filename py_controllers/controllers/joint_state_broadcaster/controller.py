@@ -39,7 +39,7 @@ from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
-from py_controllers.ros_conversions import bind_array, set_stamp
+from py_controllers.ros_conversions import HandleCopies, bind_array, set_stamp
 
 _FIELDS = ('position', 'velocity', 'effort')
 _MOVABLE = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
@@ -140,10 +140,9 @@ class JointStateBroadcaster(ControllerInterface):
             view[len(joints) :] = 0.0
         joint_msg = SerializedMessage(msg)
         self._joint_stamp = joint_msg.time(msg.header.stamp)
-        self._joint_fields = [
-            (joint_msg.doubles(view), [(i, h) for i, h in enumerate(handles) if h is not None])
-            for view, handles in zip(views, fields)
-        ]
+        self._joint_values = HandleCopies(
+            (joint_msg.doubles(view), handles) for view, handles in zip(views, fields)
+        )
         self._joint_rt = RealtimePublisher(self._joint_pub, joint_msg)
         self._dynamic_rt = None
         if self._dynamic_pub is not None:
@@ -164,10 +163,9 @@ class JointStateBroadcaster(ControllerInterface):
             ]
             dynamic_msg = SerializedMessage(dyn)
             self._dynamic_stamp = dynamic_msg.time(dyn.header.stamp)
-            self._dynamic_groups = [
-                (dynamic_msg.doubles(view), list(enumerate(hs)))
-                for view, hs in zip(group_views, groups.values())
-            ]
+            self._dynamic_values = HandleCopies(
+                (dynamic_msg.doubles(view), hs) for view, hs in zip(group_views, groups.values())
+            )
             self._dynamic_rt = RealtimePublisher(self._dynamic_pub, dynamic_msg)
         return CallbackReturn.SUCCESS
 
@@ -176,15 +174,11 @@ class JointStateBroadcaster(ControllerInterface):
         now_ns = time.nanoseconds
         if rt.trylock():
             set_stamp(self._joint_stamp, now_ns)
-            for view, handles in self._joint_fields:
-                for i, h in handles:
-                    view[i] = h.value
+            self._joint_values.copy_rt()
             rt.unlock_and_publish()
         dyn_rt = self._dynamic_rt
         if dyn_rt is not None and dyn_rt.trylock():
             set_stamp(self._dynamic_stamp, now_ns)
-            for view, handles in self._dynamic_groups:
-                for i, h in handles:
-                    view[i] = h.value
+            self._dynamic_values.copy_rt()
             dyn_rt.unlock_and_publish()
         return ReturnType.OK

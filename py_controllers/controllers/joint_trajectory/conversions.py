@@ -21,7 +21,6 @@ __all__ = [
     'NS',
     'SampleViews',
     'StateMessage',
-    'bind_array',
     'bind_feedback',
     'bind_sample',
     'ns_of',
