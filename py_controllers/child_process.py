@@ -2,15 +2,41 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
-from typing import Any
+import tempfile
+from pathlib import Path
+from typing import IO, Any
 
 
 class ChildProcess:
     """`process` (a Popen) with alive, stop() and a context manager that stops it."""
 
     process: subprocess.Popen
+    _log: IO[str] | None = None
+    _log_text: str | None = None
+
+    def _open_log(self) -> IO[str]:
+        """A temporary file for the child's output; read and removed when the child is done."""
+        self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
+        return self._log
+
+    def _logged(self) -> str:
+        """What the child wrote to its log file so far (kept after the file is removed)."""
+        if self._log_text is not None:
+            return self._log_text
+        if self._log is None:
+            return ''
+        self._log.flush()
+        return Path(self._log.name).read_text(errors='replace')
+
+    def _remove_log(self) -> None:
+        if self._log is None or self._log_text is not None:
+            return
+        self._log_text = self._logged()
+        self._log.close()
+        os.unlink(self._log.name)
 
     @property
     def alive(self) -> bool:
@@ -33,3 +59,4 @@ class ChildProcess:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+        self._remove_log()

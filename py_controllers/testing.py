@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -245,18 +244,16 @@ class ManagerProcess(ChildProcess):
         for key, value in (params or {}).items():
             args += ['-p', f'{key}:={value}']
         args += list(ros_args or [])
-        self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
             args,
-            stdout=self._log,
+            stdout=self._open_log(),
             stderr=subprocess.STDOUT,
             env={**os.environ, **(env or {})},
         )
 
     def output(self) -> str:
         """Everything the process printed so far."""
-        self._log.flush()
-        return Path(self._log.name).read_text(errors='replace')
+        return self._logged()
 
 
 def run_tool(name: str, *args: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:

@@ -14,9 +14,7 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
-from pathlib import Path
 from typing import Any
 
 from py_controllers.child_process import ChildProcess
@@ -62,11 +60,10 @@ class DashboardProcess(ChildProcess):
 
     def __init__(self, *args: str, port: int | None = None, timeout_s: float = 60.0) -> None:
         self.port = port or free_port()
-        self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'py_controllers.dashboard', '--port', str(self.port), *args],
             stdout=subprocess.PIPE,
-            stderr=self._log,
+            stderr=self._open_log(),
             text=True,
             env={**os.environ, 'PYTHONUNBUFFERED': '1'},
         )
@@ -89,5 +86,4 @@ class DashboardProcess(ChildProcess):
 
     def output(self) -> str:
         """What it printed, stdout then stderr."""
-        self._log.flush()
-        return '\n'.join(self.lines) + '\n' + Path(self._log.name).read_text(errors='replace')
+        return '\n'.join(self.lines) + '\n' + self._logged()
