@@ -182,7 +182,7 @@ def effort_bounds(
             lower = 0.0
         elif actual_velocity > limits.velocity:
             upper = 0.0
-    return ordered(lower, upper)
+    return Bounds(lower, upper)  # in order: lower is -effort or 0, upper effort or 0
 
 
 def acceleration_bounds(

@@ -135,20 +135,25 @@ class JointSaturationLimiter:
         if not prev.has_data():
             seed_prev_command(prev, actual, desired)
         changed = False
-        if known(desired.position):
+        # `v == v`: not NaN (`known` written out: this runs for every joint every cycle)
+        v = desired.position
+        if v is not None and v == v:
             bounds = position_bounds(
                 self._joint_name, limits, actual.velocity, actual.position, prev.position, dt_s
             )
             changed = apply_bounds(desired, 'position', bounds)
-        if known(desired.velocity):
+        v = desired.velocity
+        if v is not None and v == v:
             bounds = velocity_bounds(
-                self._joint_name, limits, desired.velocity, actual.position, prev.velocity, dt_s
+                self._joint_name, limits, v, actual.position, prev.velocity, dt_s
             )
             changed = apply_bounds(desired, 'velocity', bounds) or changed
-        if known(desired.effort):
+        v = desired.effort
+        if v is not None and v == v:
             bounds = effort_bounds(limits, actual.position, actual.velocity)
             changed = apply_bounds(desired, 'effort', bounds) or changed
-        changed = limit_acceleration_and_jerk(limits, actual, desired) or changed
+        if desired.acceleration is not None or desired.jerk is not None:
+            changed = limit_acceleration_and_jerk(limits, actual, desired) or changed
         update_prev_command(desired, prev)
         return changed
 
