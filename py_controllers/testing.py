@@ -220,7 +220,13 @@ class SteppedManager:
         assert self.harness.spin_until(check), f'{topic}: {msg} had no effect'
 
     def shutdown(self) -> None:
+        """Shut the manager down as `ros2_control_node` does, then serve what that left for
+        the executor (the results of goals the shutdown ended), as the node's executors do
+        until they stop."""
         self.node.shutdown()
+        if self.harness.context.ok():  # a test may have shut ROS down first
+            for _ in range(10):
+                self.harness.executor.spin_once(timeout_sec=0.0)
 
 
 class ManagerProcess(ChildProcess):

@@ -40,9 +40,10 @@ class HardwareTransitions:
         self.cycle_lock = cycle_lock
         self.on_done = on_done
         self.log = log or (lambda level, text: None)
-        self._jobs: queue.SimpleQueue[tuple] = queue.SimpleQueue()
+        self._jobs: queue.SimpleQueue[tuple | None] = queue.SimpleQueue()
         self._running: dict[str, threading.Thread | None] = {}
         self._lock = threading.Lock()
+        self._closed = False
         self._dispatcher = threading.Thread(
             target=self._dispatch, name='hw_transitions', daemon=True
         )
@@ -50,7 +51,8 @@ class HardwareTransitions:
 
     def start(self, name: str, work: Callable[[ManagedComponent], Any], what: str) -> Future:
         """Mark `name` busy and queue `work(component)` for a thread of its own; the future
-        gets work's result or exception. Raises KeyError (unknown) or TransitionBusyError."""
+        gets work's result or exception. Raises KeyError (unknown) or TransitionBusyError
+        (in a transition already, or after `close`)."""
         rm = self._get_rm()
         with self.cycle_lock:
             managed = rm.components[name]
@@ -59,13 +61,30 @@ class HardwareTransitions:
             rm.begin_transition(name)
         future: Future = Future()
         with self._lock:
-            self._running[name] = None
-        self._jobs.put((rm, managed, work, what, future))
+            closed = self._closed
+            if not closed:  # queued under the lock: close() cannot slip in between
+                self._running[name] = None
+                self._jobs.put((rm, managed, work, what, future))
+        if closed:
+            with self.cycle_lock:
+                rm.end_transition(name)
+            raise TransitionBusyError(f"hardware '{name}': the manager has shut down")
         return future
+
+    def close(self) -> None:
+        """End the dispatcher thread once what is queued has started (at shutdown); from
+        then on `start` refuses. Transitions under way run to their end."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._jobs.put(None)
 
     def _dispatch(self) -> None:
         while True:
             job = self._jobs.get()
+            if job is None:  # close()
+                return
             thread = threading.Thread(
                 target=self._run, args=job, name=f'hw:{job[1].name}', daemon=True
             )

@@ -204,4 +204,5 @@ class Supervisor:
                 )
             with cm.cycle_lock:
                 cm.rm.shutdown()
+            self.transitions.close()
         cm.deferred.run_pending()

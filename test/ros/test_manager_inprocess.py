@@ -1,6 +1,9 @@
 """The manager in-process: error handling, chaining order, parameter validation."""
 
+import gc
 import sys
+import threading
+import weakref
 
 import pytest
 from controller_manager_msgs.srv import ReloadControllerLibraries
@@ -544,3 +547,27 @@ def test_ros_entities_of_a_failed_configure_go_at_once(cm):
     node, base = talker(manager, fail=True)
     assert not manager.configure_controller('talker')[0]
     assert entities(node) == base
+
+
+def test_shutdown_ends_the_hardware_dispatcher_and_later_requests_fail_cleanly():
+    """No thread of a shut-down manager is left behind (the dispatcher kept the whole
+    manager alive), and asking it for a hardware transition afterwards answers at once (no
+    future left waiting on a dispatcher that is gone)."""
+    with RosHarness('dispatcher') as harness:
+        before = set(threading.enumerate())
+        stepped = SteppedManager(harness, (CONFIG / 'minimal_robot.urdf').read_text())
+        dispatchers = [
+            t for t in threading.enumerate() if t not in before and t.name == 'hw_transitions'
+        ]
+        assert len(dispatchers) == 1 and dispatchers[0].is_alive()
+        stepped.shutdown()
+        dispatchers[0].join(5.0)
+        assert not dispatchers[0].is_alive()
+        ok, _ = stepped.manager.set_hardware_component_state(
+            'MinimalSystem', LifecycleStateId.INACTIVE, timeout_s=5.0
+        )
+        assert not ok
+        manager = weakref.ref(stepped.manager)
+        del stepped
+    gc.collect()
+    assert manager() is None
