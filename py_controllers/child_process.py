@@ -11,14 +11,16 @@ from typing import IO, Any
 
 
 class ChildProcess:
-    """`process` (a Popen) with alive, stop() and a context manager that stops it."""
+    """`process` (a Popen) with alive, stop() and a context manager that stops it; a
+    subclass may send the child's output to `_open_log()`, a temporary file that stop()
+    reads and removes (`_logged()` keeps answering)."""
 
     process: subprocess.Popen
     _log: IO[str] | None = None
     _log_text: str | None = None
 
     def _open_log(self) -> IO[str]:
-        """A temporary file for the child's output; read and removed when the child is done."""
+        """A temporary file for the child's output; read and removed by stop()."""
         self._log = tempfile.NamedTemporaryFile('w+', suffix='.log', delete=False)  # noqa: SIM115
         return self._log
 
@@ -52,6 +54,7 @@ class ChildProcess:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5)
+        self._remove_log()
         return self.process.returncode
 
     def __enter__(self) -> Any:
@@ -59,4 +62,3 @@ class ChildProcess:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
-        self._remove_log()
