@@ -1,32 +1,53 @@
-"""Publishing /tf: through tf2_ros's TransformBroadcaster when it is importable,
-otherwise a plain tf2_msgs/TFMessage publisher on /tf with the same QoS (the same
-message on the wire either way).
+"""Publishing /tf: a tf2_msgs/TFMessage publisher on /tf with tf2_ros's QoS.
+
+tf2_ros's TransformBroadcaster sends the same message on the same topic with the same QoS,
+but only takes message objects; the controllers publish /tf from bytes serialized once
+(`realtime_tools.serialized_message`), so they use a plain publisher whether or not
+tf2_ros is installed.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+from geometry_msgs.msg import TransformStamped
 from rclpy.qos import QoSProfile
 from tf2_msgs.msg import TFMessage
 
-TF_QOS = QoSProfile(depth=100)
+from py_controllers.realtime_tools.serialized_message import SerializedMessage
 
-
-class _BroadcasterAdapter:
-    """Gives a TransformBroadcaster the `publish(TFMessage)` shape of a publisher."""
-
-    def __init__(self, broadcaster: Any) -> None:
-        self._broadcaster = broadcaster
-
-    def publish(self, msg: TFMessage) -> None:
-        self._broadcaster.sendTransform(list(msg.transforms))
+TF_QOS = QoSProfile(depth=100)  # tf2_ros's default for /tf
 
 
 def create_tf_publisher(node: Any) -> Any:
-    """An object with `publish(TFMessage)` that sends to /tf."""
-    try:
-        from tf2_ros import TransformBroadcaster
-    except ImportError:
-        return node.create_publisher(TFMessage, '/tf', TF_QOS)
-    return _BroadcasterAdapter(TransformBroadcaster(node, qos=TF_QOS))
+    """A publisher of TFMessage on /tf."""
+    return node.create_publisher(TFMessage, '/tf', TF_QOS)
+
+
+@dataclass(frozen=True)
+class TransformMessage:
+    """A TFMessage holding one transform, serialized once: what to publish, and where its
+    stamp, translation (x, y, z) and rotation (x, y, z, w) lie in the bytes."""
+
+    message: SerializedMessage
+    stamp: Any
+    translation: np.ndarray
+    rotation: np.ndarray
+
+
+def transform_message(parent_frame: str, child_frame: str) -> TransformMessage:
+    """parent_frame -> child_frame, identity until the loop writes it."""
+    transform = TransformStamped()
+    transform.header.frame_id = parent_frame
+    transform.child_frame_id = child_frame
+    transform.transform.rotation.w = 1.0
+    serialized = SerializedMessage(TFMessage(transforms=[transform]))
+    t = transform.transform
+    return TransformMessage(
+        serialized,
+        serialized.time(transform.header.stamp),
+        serialized.scalars(t.translation, ('x', 'y', 'z')),
+        serialized.scalars(t.rotation, ('x', 'y', 'z', 'w')),
+    )

@@ -11,12 +11,11 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from geometry_msgs.msg import TransformStamped
 from nav_msgs.msg import Odometry
-from tf2_msgs.msg import TFMessage
 
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
+from py_controllers.tf_publisher import transform_message
 
 
 class OdometryMessages:
@@ -45,15 +44,11 @@ class OdometryMessages:
         self._linear_x = odom.scalars(msg.twist.twist.linear, ('x',))
         self._angular_z = odom.scalars(msg.twist.twist.angular, ('z',))
 
-        transform = TransformStamped()
-        transform.header.frame_id = odom_frame
-        transform.child_frame_id = base_frame
-        transform.transform.rotation.w = 1.0
-        tf = TFMessage(transforms=[transform])
-        self.transform = tf_msg = SerializedMessage(tf)
-        self._tf_stamp = tf_msg.time(transform.header.stamp)
-        self._tf_xy = tf_msg.scalars(transform.transform.translation, ('x', 'y'))
-        self._tf_zw = tf_msg.scalars(transform.transform.rotation, ('z', 'w'))
+        tf = transform_message(odom_frame, base_frame)
+        self.transform = tf.message
+        self._tf_stamp = tf.stamp
+        self._tf_xy = tf.translation[:2]
+        self._tf_zw = tf.rotation[2:]
 
     def write_odometry_rt(
         self, now_ns: int, x: float, y: float, heading: float, linear: float, angular: float

@@ -16,8 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from geometry_msgs.msg import PoseStamped, TransformStamped
-from tf2_msgs.msg import TFMessage
+from geometry_msgs.msg import PoseStamped
 
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
@@ -29,7 +28,7 @@ from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import PoseSensor
-from py_controllers.tf_publisher import create_tf_publisher
+from py_controllers.tf_publisher import create_tf_publisher, transform_message
 
 QUATERNION_NORM_TOLERANCE = 10e-3  # upstream's bound on | |q|^2 - 1 |
 INVALID_LOG_PERIOD_NS = 1_000_000_000
@@ -63,23 +62,18 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
         msg.header.frame_id = params.frame_id
         msg.pose.orientation.w = 1.0
         pose_msg = SerializedMessage(msg)
-        self._pose_fields = _pose_fields(
-            pose_msg, msg.header.stamp, msg.pose.position, msg.pose.orientation
+        self._pose_fields = (
+            pose_msg.time(msg.header.stamp),
+            pose_msg.scalars(msg.pose.position, ('x', 'y', 'z')),
+            pose_msg.scalars(msg.pose.orientation, ('x', 'y', 'z', 'w')),
         )
         pose_pub = node.create_publisher(PoseStamped, '~/pose', 10)
         self._pose_rt = RealtimePublisher(pose_pub, pose_msg)
         self._tf_rt: RealtimePublisher | None = None
         if params.tf.enable:
-            transform = TransformStamped()
-            transform.header.frame_id = params.frame_id
-            transform.child_frame_id = params.tf.child_frame_id or params.pose_name
-            transform.transform.rotation.w = 1.0
-            tf_msg = SerializedMessage(TFMessage(transforms=[transform]))
-            t = transform.transform
-            self._tf_fields = _pose_fields(
-                tf_msg, transform.header.stamp, t.translation, t.rotation
-            )
-            self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf_msg)
+            tf = transform_message(params.frame_id, params.tf.child_frame_id or params.pose_name)
+            self._tf_fields = (tf.stamp, tf.translation, tf.rotation)
+            self._tf_rt = RealtimePublisher(create_tf_publisher(node), tf.message)
         self._values = [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]
         self._invalid_pose: tuple[float, ...] = ()
         self._invalid_count = 0
@@ -125,18 +119,6 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
             f"('{self.params.pose_name}': {self._invalid_count} invalid so far): "
             'published on ~/pose, not on /tf'
         )
-
-
-def _pose_fields(
-    serialized: SerializedMessage, stamp: Any, position: Any, rotation: Any
-) -> tuple[Any, Any, Any]:
-    """Where a pose's (or a transform's) stamp, position (x, y, z) and rotation (x, y, z,
-    w) lie in `serialized`."""
-    return (
-        serialized.time(stamp),
-        serialized.scalars(position, ('x', 'y', 'z')),
-        serialized.scalars(rotation, ('x', 'y', 'z', 'w')),
-    )
 
 
 def _write_pose_rt(fields: tuple[Any, Any, Any], now_ns: int, values: list[float]) -> None:
