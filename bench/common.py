@@ -10,6 +10,11 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState
+from nav_msgs.msg import Odometry
+from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
+
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 DEMO_CONTROLLERS = [
@@ -18,6 +23,15 @@ DEMO_CONTROLLERS = [
     'diff_drive_controller',
     'gripper_controller',
 ]
+# What the demo's controllers send in the loop; rviz, robot_state_publisher and a bag
+# recorder would listen to all of it. A message nobody listens to is not filled.
+DEMO_STATE_TOPICS = {
+    '/joint_states': JointState,
+    '/dynamic_joint_states': DynamicJointState,
+    '/arm_controller/controller_state': JointTrajectoryControllerState,
+    '/diff_drive_controller/odom': Odometry,
+    '/tf': TFMessage,
+}
 
 
 def rate_file(rate_hz: int, folder: Path) -> Path:
@@ -67,6 +81,21 @@ def measure(ros: RosHarness, cm: Any, seconds: float, warmup_s: float = 1.0) -> 
     cm.reset_statistics()
     spin_for(ros, seconds)
     return cm.statistics()
+
+
+def listen(ros: RosHarness, topics: dict[str, Any], *, spin: bool = True) -> dict[str, list]:
+    """Subscribe to `topics`, counting messages (one list entry each, taken as bytes and
+    dropped); with `spin`, wait until every one of them has delivered a message."""
+    counts: dict[str, list] = {}
+    for topic, msg_type in topics.items():
+        counts[topic] = received = []
+        ros.node.create_subscription(
+            msg_type, topic, lambda _m, r=received: r.append(1), 10, raw=True
+        )
+    if spin and not ros.spin_until(lambda: all(counts.values()), 30.0):
+        silent = [topic for topic, received in counts.items() if not received]
+        raise RuntimeError(f'no messages on {silent}')
+    return counts
 
 
 def spin_for(ros: RosHarness, seconds: float) -> None:

@@ -6,7 +6,10 @@ import os
 import time
 from pathlib import Path
 
-from bench.common import DEMO_CONTROLLERS, running_manager, spin_for
+from control_msgs.msg import DynamicJointState
+from sensor_msgs.msg import JointState
+
+from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listen, running_manager, spin_for
 from py_controllers.testing import CONFIG
 
 _TICKS_PER_S = os.sysconf('SC_CLK_TCK')
@@ -16,11 +19,13 @@ ROBOTS = {
         CONFIG / 'demo_controllers.yaml',
         CONFIG / 'demo_robot.urdf',
         DEMO_CONTROLLERS,
+        DEMO_STATE_TOPICS,
     ),
     'minimal robot (mock, broadcaster + forward controller)': (
         CONFIG / 'minimal_controllers.yaml',
         CONFIG / 'minimal_robot.urdf',
         ['joint_state_broadcaster', 'forward_position_controller'],
+        {'/joint_states': JointState, '/dynamic_joint_states': DynamicJointState},
     ),
 }
 
@@ -31,10 +36,13 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
 
 
-def idle_cpu_run(robot: str, rate_hz: int, seconds: float) -> float:
-    """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`."""
-    params, urdf, controllers = ROBOTS[robot]
+def idle_cpu_run(robot: str, rate_hz: int, seconds: float, *, heard: bool = False) -> float:
+    """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`;
+    with `heard`, every state topic of the robot has a subscriber (in this process)."""
+    params, urdf, controllers, topics = ROBOTS[robot]
     with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
+        if heard:
+            listen(ros, topics)
         spin_for(ros, 1.0)
         pid = proc.process.pid
         cpu0, wall0 = cpu_seconds(pid), time.monotonic()

@@ -14,7 +14,7 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import DEMO_CONTROLLERS, measure, running_demo
+from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listen, measure, running_demo
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
@@ -52,6 +52,7 @@ def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Go
 def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
     """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
     with running_demo(rate_hz, params) as (proc, ros, cm):
+        listen(ros, DEMO_STATE_TOPICS)
         states = ros.subscribe(JointState, '/joint_states', 10)
         if not ros.spin_until(lambda: bool(states), 30.0):
             raise RuntimeError('no /joint_states')
@@ -86,10 +87,10 @@ def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
 
 def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
     """The demo's read -> update -> write run back to back in this process
-    (`SteppedManager`, trajectory executing), us: `mean` and `p99` with every message
-    filled and sent between cycles, as in the loop; `mean_unwaited` without waiting for
-    the publishing thread, which then falls behind, so most cycles skip filling messages
-    (the loop's own arithmetic with hot caches)."""
+    (`SteppedManager`, trajectory executing, every state topic subscribed), us: `mean` and
+    `p99` with every message filled and sent between cycles, as in the loop;
+    `mean_unwaited` without waiting for the publishing thread, which then falls behind, so
+    most cycles skip filling messages (the loop's own arithmetic with hot caches)."""
     harness = RosHarness(
         'bench_warm',
         args=[
@@ -105,7 +106,10 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
         harness, (CONFIG / 'demo_robot.urdf').read_text(), period_ns=1_000_000, start_ns=start_ns
     )
     try:
+        heard = listen(harness, DEMO_STATE_TOPICS, spin=False)
         stepped.start(*DEMO_CONTROLLERS)
+        if not stepped.run_until(lambda: all(heard.values())):
+            raise RuntimeError('the state topics are not heard')
         arm = stepped.manager.controllers['arm_controller'].controller
         current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
         trajectory = sine_goal(current, 30.0).trajectory

@@ -11,18 +11,26 @@ messages handed over from that thread wait until it calls `flush_deferred()` at 
 end of the cycle, and are published while the loop sleeps. The registration is per loop
 thread (with that loop's gate), so two managers in one process keep apart; the worker
 thread is shared, as publishing is.
+
+A message nobody subscribes to is not filled at all: `trylock()` fails (counted as
+`unheard`) while the topic has no subscriber. The count is asked of the middleware at most
+every `LISTENER_CHECK_S`, so a new subscriber gets messages within that time of being
+matched (discovery itself takes longer).
 """
 
 from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Any, Generic, TypeVar
 
 from py_controllers.realtime_tools.cycle_gate import CycleGate
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 
 MsgT = TypeVar('MsgT')
+
+LISTENER_CHECK_S = 0.1
 
 
 class _PublishWorker:
@@ -102,24 +110,46 @@ def _get_worker() -> _PublishWorker:
 
 class RealtimePublisher(Generic[MsgT]):
     """Wraps an rclpy publisher and one preallocated message (or a `SerializedMessage`,
-    whose bytes are sent)."""
+    whose bytes are sent). A publisher without `get_subscription_count` (an action's
+    feedback) is always taken as heard."""
 
-    def __init__(self, publisher: Any, msg: MsgT) -> None:
+    def __init__(
+        self, publisher: Any, msg: MsgT, *, listener_check_s: float = LISTENER_CHECK_S
+    ) -> None:
         self.publisher = publisher
         self.msg = msg
         self._serialized = msg if isinstance(msg, SerializedMessage) else None
         self._lock = threading.Lock()
         self._worker = _get_worker()
+        self._count_listeners = getattr(publisher, 'get_subscription_count', None)
+        self._check_ns = int(listener_check_s * 1e9)
+        self._next_check_ns = 0
+        self._heard = True
         self.published = 0
         self.skipped = 0
+        self.unheard = 0
         self.errors = 0
 
     def trylock(self) -> bool:
-        """Take the message for filling; False (and count a skip) while it is being sent."""
+        """Take the message for filling; False while nobody subscribes (counted as
+        unheard) or while the previous one is being sent (counted as skipped)."""
+        if self._count_listeners is not None and not self._is_heard():
+            self.unheard += 1
+            return False
         if self._lock.acquire(blocking=False):
             return True
         self.skipped += 1
         return False
+
+    def _is_heard(self) -> bool:
+        now_ns = time.monotonic_ns()
+        if now_ns >= self._next_check_ns:
+            self._next_check_ns = now_ns + self._check_ns
+            try:
+                self._heard = self._count_listeners() > 0
+            except Exception:  # publisher destroyed or context shut down: nothing to send to
+                self._heard = False
+        return self._heard
 
     def unlock_and_publish(self) -> None:
         """Hand the filled message to the publishing thread; it unlocks when sent."""
