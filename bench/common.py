@@ -32,6 +32,8 @@ DEMO_STATE_TOPICS = {
     '/diff_drive_controller/odom': Odometry,
     '/tf': TFMessage,
 }
+# The joint state broadcaster's, for the minimal robot.
+BROADCASTER_TOPICS = {'/joint_states': JointState, '/dynamic_joint_states': DynamicJointState}
 
 
 def rate_file(rate_hz: int, folder: Path) -> Path:

@@ -6,10 +6,14 @@ import os
 import time
 from pathlib import Path
 
-from control_msgs.msg import DynamicJointState
-from sensor_msgs.msg import JointState
-
-from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listen, running_manager, spin_for
+from bench.common import (
+    BROADCASTER_TOPICS,
+    DEMO_CONTROLLERS,
+    DEMO_STATE_TOPICS,
+    listen,
+    running_manager,
+    spin_for,
+)
 from py_controllers.testing import CONFIG
 
 _TICKS_PER_S = os.sysconf('SC_CLK_TCK')
@@ -25,7 +29,7 @@ ROBOTS = {
         CONFIG / 'minimal_controllers.yaml',
         CONFIG / 'minimal_robot.urdf',
         ['joint_state_broadcaster', 'forward_position_controller'],
-        {'/joint_states': JointState, '/dynamic_joint_states': DynamicJointState},
+        BROADCASTER_TOPICS,
     ),
 }
 

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import yaml
 from builtin_interfaces.msg import Duration as DurationMsg
+from control_msgs.msg import JointTrajectoryControllerState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import measure, running_manager
+from bench.common import BROADCASTER_TOPICS, listen, measure, running_manager
 
 
 def mock_robot_urdf(n_joints: int) -> str:
@@ -65,7 +66,8 @@ def sine_trajectory(joints: list[str], duration_s: float) -> JointTrajectory:
 
 
 def jtc_run(n_joints: int, seconds: float, rate_hz: int = 1000) -> dict:
-    """Statistics with a quintic JTC on `n_joints` executing, plus the broadcaster."""
+    """Statistics with a quintic JTC on `n_joints` executing, plus the broadcaster; every
+    state topic heard."""
     joints = [f'j{i}' for i in range(n_joints)]
     controllers = {
         'joint_state_broadcaster': {'type': 'joint_state_broadcaster/JointStateBroadcaster'},
@@ -82,6 +84,9 @@ def jtc_run(n_joints: int, seconds: float, rate_hz: int = 1000) -> dict:
         with running_manager(
             [params], urdf, ['joint_state_broadcaster', 'jtc'], rate_hz=rate_hz
         ) as (_, ros, cm):
+            listen(
+                ros, {**BROADCASTER_TOPICS, '/jtc/controller_state': JointTrajectoryControllerState}
+            )
             pub = ros.node.create_publisher(JointTrajectory, '/jtc/joint_trajectory', 10)
             ros.spin_until(lambda: pub.get_subscription_count() > 0, 30.0)
             pub.publish(sine_trajectory(joints, seconds + 5.0))
