@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import rclpy
 from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState
 from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
@@ -85,19 +86,35 @@ def measure(ros: RosHarness, cm: Any, seconds: float, warmup_s: float = 1.0) -> 
     return cm.statistics()
 
 
-def listen(ros: RosHarness, topics: dict[str, Any], *, spin: bool = True) -> dict[str, list]:
-    """Subscribe to `topics`, counting messages (one list entry each, taken as bytes and
-    dropped); with `spin`, wait until every one of them has delivered a message."""
-    counts: dict[str, list] = {}
-    for topic, msg_type in topics.items():
-        counts[topic] = received = []
-        ros.node.create_subscription(
-            msg_type, topic, lambda _m, r=received: r.append(1), 10, raw=True
-        )
-    if spin and not ros.spin_until(lambda: all(counts.values()), 30.0):
-        silent = [topic for topic, received in counts.items() if not received]
-        raise RuntimeError(f'no messages on {silent}')
-    return counts
+@contextmanager
+def listening(
+    ros: RosHarness,
+    topics: dict[str, Any],
+    wait: Callable[[Callable[[], bool]], bool] | None = None,
+) -> Iterator[None]:
+    """Subscribers on `topics` that cost the bench next to nothing: on a node of their own
+    that nothing spins, so DDS delivers each message but Python never takes it. Enters once
+    a message has arrived on every topic (seen by a second set of subscriptions on the
+    harness's node, gone again), waiting with `wait` (`ros.spin_until` by default)."""
+    quiet = rclpy.create_node('bench_listener', context=ros.context)
+    seen: dict[str, list] = {}
+    confirming = []
+    try:
+        for topic, msg_type in topics.items():
+            quiet.create_subscription(msg_type, topic, lambda _m: None, 10, raw=True)
+            seen[topic] = got = []
+            confirming.append(
+                ros.node.create_subscription(
+                    msg_type, topic, lambda _m, g=got: g.append(1), 10, raw=True
+                )
+            )
+        if not (wait or ros.spin_until)(lambda: all(seen.values())):
+            raise RuntimeError(f'no messages on {[t for t, got in seen.items() if not got]}')
+        for subscription in confirming:
+            ros.node.destroy_subscription(subscription)
+        yield
+    finally:
+        quiet.destroy_node()
 
 
 def spin_for(ros: RosHarness, seconds: float) -> None:

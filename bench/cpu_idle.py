@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+from contextlib import nullcontext
 from pathlib import Path
 
 from bench.common import (
     BROADCASTER_TOPICS,
     DEMO_CONTROLLERS,
     DEMO_STATE_TOPICS,
-    listen,
+    listening,
     running_manager,
     spin_for,
 )
@@ -42,11 +43,12 @@ def cpu_seconds(pid: int) -> float:
 
 def idle_cpu_run(robot: str, rate_hz: int, seconds: float, *, heard: bool = False) -> float:
     """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`;
-    with `heard`, every state topic of the robot has a subscriber (in this process)."""
+    with `heard`, every state topic of the robot has a subscriber."""
     params, urdf, controllers, topics = ROBOTS[robot]
-    with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
-        if heard:
-            listen(ros, topics)
+    with (
+        running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _),
+        listening(ros, topics) if heard else nullcontext(),
+    ):
         spin_for(ros, 1.0)
         pid = proc.process.pid
         cpu0, wall0 = cpu_seconds(pid), time.monotonic()

@@ -14,7 +14,7 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listen, measure, running_demo
+from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listening, measure, running_demo
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
@@ -51,8 +51,7 @@ def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Go
 
 def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
     """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
-    with running_demo(rate_hz, params) as (proc, ros, cm):
-        listen(ros, DEMO_STATE_TOPICS)
+    with running_demo(rate_hz, params) as (proc, ros, cm), listening(ros, DEMO_STATE_TOPICS):
         states = ros.subscribe(JointState, '/joint_states', 10)
         if not ros.spin_until(lambda: bool(states), 30.0):
             raise RuntimeError('no /joint_states')
@@ -106,36 +105,38 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
         harness, (CONFIG / 'demo_robot.urdf').read_text(), period_ns=1_000_000, start_ns=start_ns
     )
     try:
-        heard = listen(harness, DEMO_STATE_TOPICS, spin=False)
         stepped.start(*DEMO_CONTROLLERS)
-        if not stepped.run_until(lambda: all(heard.values())):
-            raise RuntimeError('the state topics are not heard')
-        arm = stepped.manager.controllers['arm_controller'].controller
-        current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
-        trajectory = sine_goal(current, 30.0).trajectory
-        stepped.send_until(
-            '/arm_controller/joint_trajectory',
-            JointTrajectory,
-            trajectory,
-            lambda: arm._trajectory is not None and not arm._holding,
-        )
-
-        def step_costs(drain: bool) -> np.ndarray:
-            costs = np.empty(cycles)
-            for i in range(cycles):
-                t0 = time.perf_counter_ns()
-                stepped.step()
-                costs[i] = time.perf_counter_ns() - t0
-                if drain:
-                    realtime_publisher.drain()
-            return costs
-
-        costs, unwaited = step_costs(drain=True), step_costs(drain=False)
-        return {
-            'mean': float(costs.mean()) * 1e-3,
-            'p99': float(np.percentile(costs, 99)) * 1e-3,
-            'mean_unwaited': float(unwaited.mean()) * 1e-3,
-        }
+        with listening(harness, DEMO_STATE_TOPICS, wait=stepped.run_until):
+            return _stepped_cycle_costs(stepped, cycles)
     finally:
         stepped.shutdown()
         harness.close()
+
+
+def _stepped_cycle_costs(stepped: SteppedManager, cycles: int) -> dict[str, float]:
+    arm = stepped.manager.controllers['arm_controller'].controller
+    current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
+    trajectory = sine_goal(current, 30.0).trajectory
+    stepped.send_until(
+        '/arm_controller/joint_trajectory',
+        JointTrajectory,
+        trajectory,
+        lambda: arm._trajectory is not None and not arm._holding,
+    )
+
+    def step_costs(drain: bool) -> np.ndarray:
+        costs = np.empty(cycles)
+        for i in range(cycles):
+            t0 = time.perf_counter_ns()
+            stepped.step()
+            costs[i] = time.perf_counter_ns() - t0
+            if drain:
+                realtime_publisher.drain()
+        return costs
+
+    costs, unwaited = step_costs(drain=True), step_costs(drain=False)
+    return {
+        'mean': float(costs.mean()) * 1e-3,
+        'p99': float(np.percentile(costs, 99)) * 1e-3,
+        'mean_unwaited': float(unwaited.mean()) * 1e-3,
+    }

@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bench.common import BROADCASTER_TOPICS, listen, measure, running_manager
+from bench.common import BROADCASTER_TOPICS, listening, measure, running_manager
 from py_controllers.controller_manager.loop import default_spin_ns, sleep_until
 from py_controllers.controller_manager.statistics import summarize
 from py_controllers.realtime_tools import scheduling
@@ -64,11 +64,13 @@ def empty_manager_loop(rate_hz: int, seconds: float) -> dict:
     """The manager's own floor: ros2_control_node with the minimal mock robot and only a
     joint state broadcaster whose messages are heard, so its loop, executor and publishing
     thread are alive but the cycle does next to nothing; the loop's statistics."""
-    with running_manager(
-        [CONFIG / 'minimal_controllers.yaml'],
-        CONFIG / 'minimal_robot.urdf',
-        ['joint_state_broadcaster'],
-        rate_hz=rate_hz,
-    ) as (_, ros, cm):
-        listen(ros, BROADCASTER_TOPICS)
+    with (
+        running_manager(
+            [CONFIG / 'minimal_controllers.yaml'],
+            CONFIG / 'minimal_robot.urdf',
+            ['joint_state_broadcaster'],
+            rate_hz=rate_hz,
+        ) as (_, ros, cm),
+        listening(ros, BROADCASTER_TOPICS),
+    ):
         return measure(ros, cm, seconds)

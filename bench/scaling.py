@@ -12,7 +12,7 @@ from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.msg import JointTrajectoryControllerState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import BROADCASTER_TOPICS, listen, measure, running_manager
+from bench.common import BROADCASTER_TOPICS, listening, measure, running_manager
 
 
 def mock_robot_urdf(n_joints: int) -> str:
@@ -81,12 +81,14 @@ def jtc_run(n_joints: int, seconds: float, rate_hz: int = 1000) -> dict:
     }
     with tempfile.TemporaryDirectory() as folder:
         params, urdf = _write(Path(folder), n_joints, controllers)
-        with running_manager(
-            [params], urdf, ['joint_state_broadcaster', 'jtc'], rate_hz=rate_hz
-        ) as (_, ros, cm):
-            listen(
+        with (
+            running_manager(
+                [params], urdf, ['joint_state_broadcaster', 'jtc'], rate_hz=rate_hz
+            ) as (_, ros, cm),
+            listening(
                 ros, {**BROADCASTER_TOPICS, '/jtc/controller_state': JointTrajectoryControllerState}
-            )
+            ),
+        ):
             pub = ros.node.create_publisher(JointTrajectory, '/jtc/joint_trajectory', 10)
             ros.spin_until(lambda: pub.get_subscription_count() > 0, 30.0)
             pub.publish(sine_trajectory(joints, seconds + 5.0))
