@@ -12,6 +12,7 @@ from py_controllers.controllers.joint_trajectory.tolerances import (
     resolve_tolerance,
     tolerance_violations,
     tolerances_from_goal,
+    within_state_tolerance,
 )
 
 JOINTS = ['j1', 'j2', 'j3']
@@ -145,6 +146,27 @@ def test_check_acceleration_tolerance():
     tol = StateTolerance(np.zeros(2), np.zeros(2), np.array([1.0, 2.0]))
     ok = check_state_tolerance(np.zeros(2), np.zeros(2), np.array([1.5, -1.5]), tol)
     assert ok.tolist() == [False, True]
+
+
+@pytest.mark.parametrize('n_joints', [1, 6, 32, 33, 100])  # both sides of the plain/numpy switch
+def test_within_state_tolerance_answers_as_the_per_joint_check(n_joints):
+    rng = np.random.default_rng(n_joints)
+    for case in range(300):
+        # tolerances of 0 and below are unchecked; errors straddle the bounds, some NaN
+        tol = StateTolerance(*(rng.choice([-1.0, 0.0, 0.1, 0.5], n_joints) for _ in range(3)))
+        errors = [rng.uniform(-0.6, 0.6, n_joints) for _ in range(3)]
+        errors[case % 3][rng.integers(n_joints)] = np.nan if case % 7 == 0 else 0.1
+        for missing in (None, 1, 2):  # velocity or acceleration errors may be absent
+            args = [e if k != missing else None for k, e in enumerate(errors)]
+            expected = bool(check_state_tolerance(*args, tol).all())
+            assert within_state_tolerance(*args, tol) is expected
+
+
+def test_within_state_tolerance_worked_example():
+    tol = StateTolerance(np.array([0.1, 0.0]), np.array([0.0, 0.5]), np.zeros(2))
+    assert within_state_tolerance(np.array([0.1, 9.0]), np.array([9.0, -0.5]), None, tol)
+    assert not within_state_tolerance(np.array([-0.1000001, 0.0]), None, None, tol)
+    assert not within_state_tolerance(np.zeros(2), np.array([0.0, 0.51]), None, tol)
 
 
 def test_tolerance_violations_text():

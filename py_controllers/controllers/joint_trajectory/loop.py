@@ -47,9 +47,9 @@ from py_controllers.controllers.joint_trajectory.points import (
 )
 from py_controllers.controllers.joint_trajectory.tolerances import (
     SegmentTolerances,
-    check_state_tolerance,
     default_tolerances,
     tolerance_violations,
+    within_state_tolerance,
 )
 from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
 from py_controllers.realtime_tools import RealtimePublisher
@@ -301,19 +301,20 @@ class TrajectoryLoop:
         )
         path_ok = True
         if (before_last or first) and not holding:
-            within = check_state_tolerance(err_pos, err_vel, err_acc, tolerances.state_tolerance)
-            path_ok = bool(within.all())
+            path_ok = within_state_tolerance(err_pos, err_vel, err_acc, tolerances.state_tolerance)
         outside_goal = False
         within_goal_time = True
-        if not before_last and not holding:
-            within = check_state_tolerance(
+        if (
+            not before_last
+            and not holding
+            and not within_state_tolerance(
                 err_pos, err_vel, err_acc, tolerances.goal_state_tolerance
             )
-            if not within.all():
-                outside_goal = True
-                goal_time = tolerances.goal_time_tolerance
-                if goal_time != 0.0 and time_difference_s > goal_time:
-                    within_goal_time = False
+        ):
+            outside_goal = True
+            goal_time = tolerances.goal_time_tolerance
+            if goal_time != 0.0 and time_difference_s > goal_time:
+                within_goal_time = False
 
         if path_ok and within_goal_time:
             self._write_commands_rt(desired, nxt, period_ns / NS)

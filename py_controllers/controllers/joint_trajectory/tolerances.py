@@ -24,6 +24,7 @@ __all__ = [
     'resolve_tolerance',
     'tolerance_violations',
     'tolerances_from_goal',
+    'within_state_tolerance',
 ]
 
 _ERASE_VALUE = -1.0
@@ -202,6 +203,36 @@ def check_state_tolerance(
             (tolerance.acceleration > 0.0) & (np.abs(acceleration_error) > tolerance.acceleration)
         )
     return ok
+
+
+# Up to this many joints a plain-Python pass answers "all within?" faster than numpy's
+# per-call overhead (6 joints 1.0 against 3.6 us, 32 joints 2.9 against 3.7, 64: 5.3 against 3.6).
+_PLAIN_CHECK_MAX_JOINTS = 32
+
+
+def within_state_tolerance(
+    position_error: np.ndarray,
+    velocity_error: np.ndarray | None,
+    acceleration_error: np.ndarray | None,
+    tolerance: StateTolerance,
+) -> bool:
+    """True when every joint is within `tolerance`: `check_state_tolerance(...).all()`,
+    answered without numpy for the joint counts where that is faster (the loop's check)."""
+    if len(position_error) > _PLAIN_CHECK_MAX_JOINTS:
+        within = check_state_tolerance(
+            position_error, velocity_error, acceleration_error, tolerance
+        )
+        return bool(within.all())
+    for errors, limits in (
+        (position_error, tolerance.position),
+        (velocity_error, tolerance.velocity),
+        (acceleration_error, tolerance.acceleration),
+    ):
+        if errors is not None:
+            for error, limit in zip(errors.tolist(), limits.tolist()):
+                if limit > 0.0 and abs(error) > limit:
+                    return False
+    return True
 
 
 def tolerance_violations(
