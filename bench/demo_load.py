@@ -52,9 +52,11 @@ def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Go
 def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
     """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
     with running_demo(rate_hz, params) as (proc, ros, cm), listening(ros, DEMO_STATE_TOPICS):
-        states = ros.subscribe(JointState, '/joint_states', 10)
+        states: list[JointState] = []
+        start = ros.node.create_subscription(JointState, '/joint_states', states.append, 10)
         if not ros.spin_until(lambda: bool(states), 30.0):
             raise RuntimeError('no /joint_states')
+        ros.node.destroy_subscription(start)  # only the start: no Python work while measuring
         current = dict(zip(states[-1].name, states[-1].position))
         client = ActionClient(
             ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
