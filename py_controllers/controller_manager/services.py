@@ -277,7 +277,7 @@ class ManagerServices:
         self._publish_diagnostics()
 
     def _publish_diagnostics(self) -> None:
-        stats = self.statistics()
+        stats = self.loop.stats.brief()
         period = stats['period']
         failure = getattr(self.loop, 'failure', None)
         level, message = (

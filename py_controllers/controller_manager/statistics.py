@@ -1,7 +1,9 @@
 """Loop statistics: periods, lateness and execution times over a rolling window.
 
 The loop records into preallocated arrays (no allocation per cycle); summaries are
-computed on request outside the loop.
+computed on request outside the loop. Whatever computes them holds the interpreter while a
+numpy call runs, and the loop may be waiting for it: the 1 Hz diagnostics use `brief()`,
+which sorts nothing (a full `snapshot()` sorts every window).
 """
 
 from __future__ import annotations
@@ -58,6 +60,23 @@ def summarize(samples_ns: np.ndarray) -> Summary:
     )
 
 
+def moments(samples_ns: np.ndarray) -> dict[str, float]:
+    """Mean, standard deviation, min and max of `samples_ns` in microseconds (zeros when
+    empty), in any order and without sorting."""
+    if samples_ns.size == 0:
+        return {'mean_us': 0.0, 'stddev_us': 0.0, 'min_us': 0.0, 'max_us': 0.0}
+    return {
+        'mean_us': float(samples_ns.mean()) * 1e-3,
+        'stddev_us': float(samples_ns.std()) * 1e-3,
+        'min_us': float(samples_ns.min()) * 1e-3,
+        'max_us': float(samples_ns.max()) * 1e-3,
+    }
+
+
+def _rate_hz(periods_ns: np.ndarray) -> float:
+    return 1e9 / float(periods_ns.mean()) if periods_ns.size else 0.0
+
+
 class RingRecorder:
     """A fixed-size ring of int64 samples."""
 
@@ -80,6 +99,10 @@ class RingRecorder:
         if n < self._buf.size:
             return self._buf[:n].copy()
         return np.roll(self._buf, -self._i).copy()
+
+    def window(self) -> np.ndarray:
+        """The samples in the window in storage order, as a view (for order-free figures)."""
+        return self._buf[: min(self.total, self._buf.size)]
 
     def clear(self) -> None:
         """Forget every sample."""
@@ -110,10 +133,9 @@ class LoopStatistics:
     def snapshot(self, controllers: dict[str, RingRecorder] | None = None) -> dict:
         """Everything as plain data (for the statistics topic and service)."""
         periods = self.period.samples()
-        mean_rate = 1e9 / float(periods.mean()) if periods.size else 0.0
         out = {
             'update_rate_hz': self.update_rate_hz,
-            'measured_rate_hz': mean_rate,
+            'measured_rate_hz': _rate_hz(periods),
             'cycles': self.cycles,
             'overruns': self.overruns,
             'missed_periods': self.missed_periods,
@@ -131,3 +153,15 @@ class LoopStatistics:
                 name: summarize(rec.samples()).as_dict() for name, rec in controllers.items()
             }
         return out
+
+    def brief(self) -> dict:
+        """The figures /diagnostics reports (rate, period and execution moments, overruns),
+        from the windows in place: no copy, no sort."""
+        periods = self.period.window()
+        return {
+            'update_rate_hz': self.update_rate_hz,
+            'measured_rate_hz': _rate_hz(periods),
+            'overruns': self.overruns,
+            'period': moments(periods),
+            'execution': moments(self.execution.window()),
+        }

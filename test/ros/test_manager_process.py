@@ -9,6 +9,7 @@ import math
 
 import pytest
 import yaml
+from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
@@ -117,6 +118,33 @@ def test_list_controllers_reports_state_and_claims(ros):
     jsb = by_name['joint_state_broadcaster']
     assert jsb.state == 'active' and list(jsb.claimed_interfaces) == []
     assert 'joint1/velocity' in jsb.required_state_interfaces
+
+
+def test_statistics_and_diagnostics_report_the_loop(ros):
+    """~/get_statistics gives the full figures; /diagnostics, once a second, the loop's
+    rate, period and execution moments (computed without sorting the windows)."""
+    stats = ros.manager().statistics()
+    period = stats['period']
+    assert stats['cycles'] > 0 and period['count'] > 0
+    assert period['min_us'] <= period['p50_us'] <= period['p99_us'] <= period['max_us']
+    assert set(stats['controllers']) == set(SPAWNED)
+
+    diagnostics = ros.subscribe(DiagnosticArray, '/diagnostics')
+
+    def loop_status():
+        found = [s for m in diagnostics for s in m.status if s.name.endswith('Activity')]
+        return found[-1] if found else None
+
+    assert ros.spin_until(lambda: loop_status() is not None)
+    status = loop_status()
+    assert status.level == DiagnosticStatus.OK, status.message
+    values = {kv.key: float(kv.value) for kv in status.values}
+    assert values['update_rate_hz'] == 100.0
+    assert values['period_min_us'] <= values['period_mean_us'] <= values['period_max_us']
+    assert values['period_stddev_us'] >= 0.0
+    assert values['measured_rate_hz'] == pytest.approx(1e6 / values['period_mean_us'], rel=1e-3)
+    assert 0.0 < values['execution_mean_us'] <= values['execution_max_us']
+    assert values['overruns'] >= 0.0
 
 
 def test_controller_types_are_listed(ros):
