@@ -36,9 +36,9 @@ from std_msgs.msg import String
 from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.node_executors import (
+    BetweenCycles,
     NodeExecutors,
     serve,
-    spin_once_between_cycles,
 )
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.hardware_interface.types import LifecycleStateId
@@ -313,8 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         # Each wake-up rebuilds the wait set in Python, so idle wake-ups are rare; a signal
         # is noticed within IDLE_WAKE_S.
+        spinner = BetweenCycles(executor)
         serve(
-            executor,
+            spinner,
             lambda: cm.loop.gate,
             lambda: not stop.is_set() and rclpy.ok(),
             cm.node.get_logger(),
@@ -327,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             cm.report_loop_failure()
             deadline = time.monotonic() + FAILURE_REPORT_S
             while time.monotonic() < deadline:
-                spin_once_between_cycles(executor, cm.loop.gate, 0.05)
+                spinner.spin_once(cm.loop.gate, 0.05)
     finally:
         cm.shutdown()
         executor.shutdown()

@@ -5,13 +5,14 @@ with every entity it serves (each controller node brings its parameter services 
 event handlers). With every node on the manager's executor, each cmd_vel message of the
 loaded demo robot took ~3 ms of that thread's CPU, holding the interpreter while control
 cycles were due; on the diff drive controller's own executor, ~1.3 ms. Each controller
-node gets its own single-threaded executor and thread here; callbacks start outside the
-loop's window (the CycleGate), as on the manager's executor.
+node gets its own single-threaded executor and thread here; its Python work starts
+outside the loop's window (the CycleGate, `BetweenCycles`), as on the manager's executor.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,39 +24,55 @@ from rclpy.executors import (
 )
 from rclpy.node import Node
 
-from py_controllers.realtime_tools.cycle_gate import CycleGate
+from py_controllers.realtime_tools.cycle_gate import CycleGate, WorkEstimate
+
+_thread_ns = time.thread_time_ns
 
 IDLE_WAKE_S = 5.0  # a removal or shutdown wakes the thread at once; this is a backstop
 
 
-def spin_once_between_cycles(
-    executor: SingleThreadedExecutor, gate: CycleGate, timeout_s: float
-) -> None:
-    """executor.spin_once(), but the callback starts only outside the loop's window."""
-    try:
-        handler, _, _ = executor.wait_for_ready_callbacks(timeout_sec=timeout_s)
-    except (TimeoutException, ShutdownException, ExternalShutdownException):
-        return
-    gate.wait_clear()
-    handler()
-    exception = handler.exception()
-    if exception is not None:
-        raise exception
+class BetweenCycles:
+    """Runs an executor one callback at a time, its Python work kept out of the loop's
+    window: the wait-set rebuild (with the processing after the wait, measured together)
+    and each callback start only when expected to end before the window opens. The work
+    after a wait returns runs when a message arrives; the rest waits for its gap."""
+
+    def __init__(self, executor: SingleThreadedExecutor) -> None:
+        self.executor = executor
+        self.waiting = WorkEstimate()
+        self.callback = WorkEstimate()
+
+    def spin_once(self, gate: CycleGate, timeout_s: float) -> None:
+        """executor.spin_once() between control cycles; a callback's exception is raised."""
+        gate.wait_clear(self.waiting.ns)
+        start = _thread_ns()
+        try:
+            handler, _, _ = self.executor.wait_for_ready_callbacks(timeout_sec=timeout_s)
+        except (TimeoutException, ShutdownException, ExternalShutdownException):
+            return
+        self.waiting.record(_thread_ns() - start)
+        gate.wait_clear(self.callback.ns)
+        start = _thread_ns()
+        handler()
+        self.callback.record(_thread_ns() - start)
+        exception = handler.exception()
+        if exception is not None:
+            raise exception
 
 
 def serve(
-    executor: SingleThreadedExecutor,
+    spinner: BetweenCycles,
     gate: Callable[[], CycleGate],
     keep_going: Callable[[], bool],
     log: Any,
     what: str,
     idle_s: float,
 ) -> None:
-    """Run `executor`'s callbacks between control cycles while `keep_going()`; a callback
+    """Run the spinner's callbacks between control cycles while `keep_going()`; a callback
     that raises is logged as `what` failing and never ends the serving."""
     while keep_going():
         try:
-            spin_once_between_cycles(executor, gate(), idle_s)
+            spinner.spin_once(gate(), idle_s)
         except Exception as exc:
             log.error(f'{what} failed: {exc!r}')
 
@@ -80,7 +97,7 @@ class _NodeThread:
 
     def _run(self) -> None:
         serve(
-            self.executor,
+            BetweenCycles(self.executor),
             self._gate,
             lambda: not self._stop.is_set() and self.node.context.ok(),
             self._log,

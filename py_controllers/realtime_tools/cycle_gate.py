@@ -3,7 +3,9 @@
 Only one thread runs Python at a time. A thread that holds the GIL when the control loop
 wakes delays the cycle by up to the interpreter's switch interval, so the publishing
 worker and the executor ask the gate before starting a piece of work: from `guard_ns`
-before each deadline until that cycle ends they wait (bounded), and run in the gap.
+before each deadline until that cycle ends they wait (bounded), and run in the gap. Work
+that says how long it expects to take (a `WorkEstimate`) waits as well when it would still
+be running once the window opens.
 """
 
 from __future__ import annotations
@@ -12,6 +14,22 @@ import threading
 import time
 
 _monotonic_ns = time.monotonic_ns
+
+
+class WorkEstimate:
+    """How long a recurring piece of work holds the interpreter: the longest recent sample,
+    forgotten by an eighth with each new one (measure thread CPU time, so that time spent
+    blocked, e.g. waiting for the interpreter, does not count)."""
+
+    __slots__ = ('ns',)
+
+    def __init__(self) -> None:
+        self.ns = 0
+
+    def record(self, ns: int) -> None:
+        """One more sample, in nanoseconds."""
+        decayed = self.ns - (self.ns >> 3)
+        self.ns = ns if ns > decayed else decayed
 
 
 class CycleGate:
@@ -37,10 +55,11 @@ class CycleGate:
             self._cond.notify_all()
 
     # --- every other thread --------------------------------------------------------
-    def wait_clear(self, max_wait_s: float = 0.005) -> None:
-        """Return at once outside the window; inside it, when the cycle has ended."""
+    def wait_clear(self, expected_ns: int = 0, max_wait_s: float = 0.005) -> None:
+        """Return at once if work taking `expected_ns` ends before the window opens;
+        otherwise once the cycle due has ended (work too long for any gap runs then)."""
         busy = self._busy_from_ns
-        if busy is None or _monotonic_ns() < busy:
+        if busy is None or _monotonic_ns() + expected_ns < busy:
             return
         self.waits += 1
         with self._cond:

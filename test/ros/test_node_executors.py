@@ -1,13 +1,15 @@
 """NodeExecutors: each controller node served by a thread of its own (real rclpy, real DDS)."""
 
 import threading
+import time
 
 import pytest
 import rclpy
+from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import String
 
 from py_controllers.controller_manager import node_executors
-from py_controllers.controller_manager.node_executors import NodeExecutors
+from py_controllers.controller_manager.node_executors import BetweenCycles, NodeExecutors
 from py_controllers.realtime_tools.cycle_gate import CycleGate
 from py_controllers.testing import RosHarness
 
@@ -103,3 +105,31 @@ def test_a_failing_callback_is_logged_and_the_node_still_served(ros):
     assert len(log.errors) == 1
     assert "callback of 'node_failing' failed" in log.errors[0]
     assert 'a bad message' in log.errors[0]
+
+
+def test_work_is_measured_and_waits_when_it_would_run_into_the_window(ros):
+    """BetweenCycles learns how long the executor's wait-set work and callbacks hold the
+    interpreter, and asks the gate with those lengths: with the window an hour away,
+    work known to take longer is held back (bounded), work that fits is not."""
+    node = rclpy.create_node('between_cycles', context=ros.context)
+    ran = []
+    guard = node.create_guard_condition(lambda: ran.append(sum(range(20_000))))
+    executor = SingleThreadedExecutor(context=ros.context)
+    executor.add_node(node)
+    gate = CycleGate(guard_ns=0)
+    gate.next_deadline(time.monotonic_ns() + 3_600 * 10**9)
+    spinner = BetweenCycles(executor)
+    try:
+        guard.trigger()
+        spinner.spin_once(gate, 5.0)
+        assert ran and gate.waits == 0
+        assert spinner.waiting.ns > 0 and spinner.callback.ns > 0  # measured
+
+        spinner.waiting.ns = spinner.callback.ns = 2 * 3_600 * 10**9  # as if two hours long
+        guard.trigger()
+        spinner.spin_once(gate, 5.0)
+        assert len(ran) == 2
+        assert gate.waits == 2  # the wait-set work, then the callback
+    finally:
+        executor.shutdown(timeout_sec=0.0)
+        node.destroy_node()
