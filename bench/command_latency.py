@@ -23,7 +23,7 @@ from rclpy.executors import SingleThreadedExecutor
 
 from py_controllers import plugins
 from py_controllers.controller_manager.node import SWITCH_INTERVAL_S, ControllerManagerRuntime
-from py_controllers.controller_manager.node_executors import spin_once_between_cycles
+from py_controllers.controller_manager.node_executors import BetweenCycles
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import ReturnType
 from py_controllers.robot_description import swap_hardware
@@ -107,8 +107,9 @@ def latency_run(rate_hz: int, count: int = 300, interval_s: float = 0.013) -> di
             [sys.executable, '-c', PUBLISHER, str(count), str(interval_s)],
             stdout=subprocess.DEVNULL,
         )
+        spinner = BetweenCycles(executor)
         while publisher.poll() is None:
-            spin_once_between_cycles(executor, cm.loop.gate, 0.05)
+            spinner.spin_once(cm.loop.gate, 0.05)
         stop.set()
         samples = np.array(probe.latencies_ns, dtype=np.float64) * 1e-3
     finally:
