@@ -1,6 +1,6 @@
 """The bench and the fault suite are run by hand, not by the tests: every module of theirs
-(their `__main__` guarded) must at least import against the current package (a renamed function once broke `make
-bench` with the suite green)."""
+(their `__main__` guarded) must at least import against the current package (a renamed
+function once broke `make bench` with the suite green)."""
 
 import importlib
 from pathlib import Path
