@@ -1,8 +1,9 @@
 """Malformed input on the demo controllers' topics and services: the JTC's
-~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry, the
-gripper's ~/commands. A topic has no answer channel: the controller must stay where it was
-and say why in a (throttled) log line; a service answers with success false and a message.
-The action and the parameters of the same controllers are in action_inputs / param_inputs."""
+~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry, and
+goals the gripper's ~/gripper_cmd action cannot execute. A topic has no answer channel: the
+controller must stay where it was and say why in a (throttled) log line; a service answers
+with success false and a message; a bad goal is rejected. The JTC's action and the
+parameters of the same controllers are in action_inputs / param_inputs."""
 
 from __future__ import annotations
 
@@ -11,18 +12,19 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from builtin_interfaces.msg import Time
+from control_msgs.action import GripperCommand
 from control_msgs.msg import JointTrajectoryControllerState
 from control_msgs.srv import QueryTrajectoryState, SetOdometry
 from nav_msgs.msg import Odometry
+from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
-from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory
 
 from bench.common import DEMO_CONTROLLERS
 from faults import action_inputs, param_inputs
-from faults.common import Robot, Row, cycle, running
+from faults.common import CALL_TIMEOUT_S, Robot, Row, cycle, running
 from faults.messages import INF, INT32_MAX, NAN, Latest, bad_trajectories, point, trajectory, twist
-from faults.topics import close, topic_row
+from faults.topics import close, settled, topic_row
 from py_controllers.testing import CONFIG
 
 ALL_ACTIVE = {name: 'active' for name in DEMO_CONTROLLERS}
@@ -195,10 +197,21 @@ def set_odometry_rows(robot: Robot, n: int, rows: list[Row]) -> None:
         rows.append(row)
 
 
-# --- the gripper (forward command controller) -----------------------------------------------
+# --- the gripper (GripperActionController) ---------------------------------------------------
+GRIPPER_ACTION = '/gripper_controller/gripper_cmd'
+
+
+def gripper_goal(position: float, max_effort: float = 10.0) -> Any:
+    goal = GripperCommand.Goal()
+    goal.command.position, goal.command.max_effort = position, max_effort
+    return goal
+
+
 def gripper_rows(robot: Robot, n: int, rows: list[Row]) -> None:
+    """Goals the gripper cannot execute (a non-finite position, a NaN max_effort) are
+    rejected with a log line, the finger stays put, and a valid goal afterwards moves it."""
     states = Latest(robot.node, JointState, '/joint_states')
-    pub = robot.node.create_publisher(Float64MultiArray, '/gripper_controller/commands', 10)
+    client = ActionClient(robot.node, GripperCommand, GRIPPER_ACTION)
 
     def position() -> float | None:
         msg = states.msg
@@ -206,28 +219,36 @@ def gripper_rows(robot: Robot, n: int, rows: list[Row]) -> None:
             return None
         return msg.position[list(msg.name).index('gripper_joint')]
 
-    def goto(value: float) -> bool:
-        pub.publish(Float64MultiArray(data=[value]))
-        return robot.wait(lambda: (p := position()) is not None and abs(p - value) < 1e-9, 5.0)
+    def goto(target: float) -> bool:
+        """A valid goal is accepted and brings the finger to `target` (1 mm)."""
+        sent = client.send_goal_async(gripper_goal(target))
+        if not robot.wait(sent.done, CALL_TIMEOUT_S) or not sent.result().accepted:
+            return False
+        return robot.wait(lambda: (p := position()) is not None and abs(p - target) < 1e-3, 10.0)
 
-    goto(0.02)
+    if not client.wait_for_server(timeout_sec=10.0) or not goto(0.02):
+        row = Row(GRIPPER_ACTION, 'action server')
+        row.fail('no gripper action server, or a valid goal did not move the finger')
+        rows.append(row)
+        return
     same = lambda a, b: a is not None and b is not None and abs(a - b) < 1e-6  # noqa: E731
-    common: dict[str, Any] = {
-        'loggers': ['gripper_controller'],
-        'observe': position,
-        'unchanged': same,
-        'expected': ALL_ACTIVE,
-    }
     kinds = {
-        'wrong sizes': [[], [0.03, 0.03], [0.03] * 100],
-        'NaN / inf values': [[NAN], [INF], [-INF]],
+        'non-finite positions': [gripper_goal(NAN), gripper_goal(INF), gripper_goal(-INF)],
+        'NaN max_effort': [gripper_goal(0.01, NAN)],
     }
-    for kind, values in kinds.items():
-        row = Row('/gripper_controller/commands', kind)
-        msgs = [Float64MultiArray(data=v) for v in cycle(values, n)]
-        topic_row(robot, row, pub, msgs, expect_error=True, **common)
-        if not goto(0.01 if kind == 'wrong sizes' else 0.02):
-            row.fail('a valid command afterwards was not executed')
+    for kind, goals in kinds.items():
+        row = Row(GRIPPER_ACTION, kind)
+        before = settled(robot, position, same, 0.2)
+        mark = robot.mark()
+        with robot.batch(row):
+            for goal in cycle(goals, n):
+                action_inputs.send(robot, client, goal, row, expect_error=True)
+        row.logs = len(robot.log_lines(mark, ['gripper_controller']))
+        if not same(before, position()):
+            row.fail(f'the finger moved: {before} -> {position()}')
+        if not goto(0.01 if kind == 'non-finite positions' else 0.02):
+            row.fail('a valid goal afterwards did not move the finger')
+        robot.expect_states(row, ALL_ACTIVE)
         rows.append(row)
 
 
