@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
+from rcl_interfaces.msg import Log
 from rclpy.context import Context
 from rclpy.duration import Duration
 from rclpy.executors import SingleThreadedExecutor
@@ -34,10 +35,10 @@ PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 CONFIG = PACKAGE_ROOT / 'config'
 
 
-def latched_qos() -> QoSProfile:
-    """Reliable, transient-local, depth 1: what robot_state_publisher and ~/activity use."""
+def latched_qos(depth: int = 1) -> QoSProfile:
+    """Reliable, transient-local (depth 1: what robot_state_publisher and ~/activity use)."""
     return QoSProfile(
-        depth=1,
+        depth=depth,
         reliability=ReliabilityPolicy.RELIABLE,
         durability=DurabilityPolicy.TRANSIENT_LOCAL,
     )
@@ -72,6 +73,11 @@ class RosHarness:
         received: list = []
         self.node.create_subscription(msg_type, topic, received.append, qos)
         return received
+
+    def subscribe_rosout(self) -> list:
+        """Every /rosout line, including those logged before this subscription was matched
+        (the nodes' /rosout publishers keep a transient-local history)."""
+        return self.subscribe(Log, '/rosout', latched_qos(1000))
 
     def manager(self, name: str = '/controller_manager', **kwargs: Any) -> ControllerManagerClient:
         """A client of the manager's services that spins this harness's executor."""

@@ -8,10 +8,8 @@ import gc
 import yaml
 from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.action import FollowJointTrajectory
-from rcl_interfaces.msg import Log
 from rclpy.action import ActionClient
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from py_controllers import plugins
@@ -107,12 +105,7 @@ class Rig:
                 parameter_overrides=[Parameter('robot_description', value=urdf)],
             )
         self.manager = self.node.manager
-        latched = QoSProfile(
-            depth=1000,
-            reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL,
-        )
-        self.rosout = self.harness.subscribe(Log, '/rosout', latched)
+        self.rosout = self.harness.subscribe_rosout()
         self._clients = {}
         self._publishers = {}
 

@@ -22,9 +22,7 @@ import yaml
 from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.msg import AdmittanceControllerState
 from geometry_msgs.msg import WrenchStamped
-from rcl_interfaces.msg import Log
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from py_controllers import plugins
@@ -154,12 +152,7 @@ class Rig:
         )
         start_ns = self.harness.node.get_clock().now().nanoseconds
         self.cm = SteppedManager(self.harness, arm_urdf(), period_ns=PERIOD_NS, start_ns=start_ns)
-        latched = QoSProfile(
-            depth=1000,
-            reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL,
-        )
-        self.rosout = self.harness.subscribe(Log, '/rosout', latched)
+        self.rosout = self.harness.subscribe_rosout()
 
     def commands(self) -> list[float]:
         return [self.cm.command(f'{j}/position') for j in JOINTS]

@@ -12,8 +12,6 @@ import math
 import pytest
 import yaml
 from control_msgs.msg import DynamicInterfaceGroupValues, InterfaceValue
-from rcl_interfaces.msg import Log
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from py_controllers import plugins
 from py_controllers.controllers.gpio_command.controller import GpioCommandController
@@ -90,12 +88,7 @@ class Rig:
         self.cm = SteppedManager(
             self.harness, urdf or (CONFIG / 'gpio_robot.urdf').read_text(), period_ns=PERIOD_NS
         )
-        latched = QoSProfile(
-            depth=1000,
-            reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL,
-        )
-        self.rosout = self.harness.subscribe(Log, '/rosout', latched)
+        self.rosout = self.harness.subscribe_rosout()
 
     def states(self, controller=CTRL):
         """The list collecting `controller`'s ~/gpio_states messages."""

@@ -22,10 +22,8 @@ import pytest
 import yaml
 from action_msgs.msg import GoalStatus
 from control_msgs.action import GripperCommand, ParallelGripperCommand
-from rcl_interfaces.msg import Log
 from rclpy.action import ActionClient
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
 from py_controllers import plugins
 from py_controllers.controllers.gripper_action.controller import (
@@ -124,12 +122,7 @@ class Rig:
         )
         self.cm = SteppedManager(self.harness, URDF, period_ns=PERIOD_NS)
         self.manager = self.cm.manager
-        latched = QoSProfile(
-            depth=1000,
-            reliability=ReliabilityPolicy.RELIABLE,
-            durability=DurabilityPolicy.TRANSIENT_LOCAL,
-        )
-        self.rosout = self.harness.subscribe(Log, '/rosout', latched)
+        self.rosout = self.harness.subscribe_rosout()
         self._clients = {}
 
     def start(self, name):
