@@ -18,6 +18,15 @@ def component(urdf: str, name: str) -> Any:
     return next(i for i in parse_control_resources_from_urdf(urdf) if i.name == name)
 
 
+def assert_refused(system: type, name: str, old: str, new: str) -> None:
+    """Component `name` of the sensor robot initializes as it is, and fails to with `old`
+    replaced by `new`."""
+    urdf = (CONFIG / 'sensor_robot.urdf').read_text()
+    assert urdf.count(old) == 1
+    assert system().on_init(component(urdf, name)) == CallbackReturn.SUCCESS
+    assert system().on_init(component(urdf.replace(old, new), name)) == CallbackReturn.ERROR
+
+
 @pytest.mark.parametrize(
     ('old', 'new', 'reason'),
     [
@@ -41,12 +50,7 @@ def component(urdf: str, name: str) -> Any:
     ids=['no_radius', 'zero_separation', 'unknown_wheel', 'not_an_imu'],
 )
 def test_diffbot_refuses_an_imu_it_cannot_simulate(caplog, old, new, reason):
-    urdf = (CONFIG / 'sensor_robot.urdf').read_text()
-    assert urdf.count(old) == 1
-    assert DiffBotSystem().on_init(component(urdf, 'Base')) == CallbackReturn.SUCCESS
-    assert (
-        DiffBotSystem().on_init(component(urdf.replace(old, new), 'Base')) == CallbackReturn.ERROR
-    )
+    assert_refused(DiffBotSystem, 'Base', old, new)
     assert reason in caplog.text
 
 
@@ -81,10 +85,5 @@ def test_diffbot_wheels_default_to_the_first_and_second_joint():
     ids=['unknown_joint', 'negative_mass', 'not_force_torque'],
 )
 def test_simulated_system_refuses_a_sensor_it_cannot_simulate(caplog, old, new, reason):
-    urdf = (CONFIG / 'sensor_robot.urdf').read_text()
-    assert urdf.count(old) == 1
-    assert SimulatedSystem().on_init(component(urdf, 'Arm')) == CallbackReturn.SUCCESS
-    assert (
-        SimulatedSystem().on_init(component(urdf.replace(old, new), 'Arm')) == CallbackReturn.ERROR
-    )
+    assert_refused(SimulatedSystem, 'Arm', old, new)
     assert reason in caplog.text
