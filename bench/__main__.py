@@ -20,7 +20,7 @@ from bench.command_latency import latency_run
 from bench.common import table, verdict
 from bench.cpu_idle import ROBOTS, idle_cpu_run
 from bench.demo_load import demo_run, warm_cycle_us
-from bench.floor import bare_loop, empty_manager_loop
+from bench.floor import LoopWindows, alternating_windows
 from bench.mujoco_step import mujoco_step_run
 from bench.scaling import forward_run, jtc_run
 from bench.startup_time import startup_run
@@ -42,32 +42,50 @@ def _lateness_row(label: str, s: dict) -> list:
     ]
 
 
-def loop_table(demo_1k: dict, floor: dict, empty: dict, targets: list) -> None:
+def loop_table(windows: LoopWindows, targets: list) -> None:
     print('\n## 1. Loop floor vs manager, 1 kHz, demo robot under load\n')
     print('Lateness is wake-up minus deadline (us). Floors: a bare Python loop (same thread')
     print('scheduling, same final spin), and the manager itself on the minimal mock robot with')
-    print('only a joint state broadcaster (its executor and publishing thread alive).\n')
-    headers = ['loop', 'rate Hz', 'p50', 'p99', 'p99.9', 'max', 'overruns']
-    rows = [
-        _lateness_row('bare Python', floor),
-        _lateness_row('manager, nearly empty', empty),
-        _lateness_row('manager, demo robot', demo_1k),
-    ]
+    print('only a joint state broadcaster (its executor and publishing thread alive). The three')
+    print('are measured in turn, round after round, so that a busy spell of the host falls on')
+    print('each alike; the ratio compares the median window of each.\n')
+    headers = ['round', 'loop', 'rate Hz', 'p50', 'p99', 'p99.9', 'max', 'overruns']
+    rows = []
+    for i, (bare, empty, demo) in enumerate(zip(windows.bare, windows.empty, windows.demo)):
+        for label, s in (('bare Python', bare), ('manager, nearly empty', empty)):
+            rows.append([i + 1, *_lateness_row(label, s)])
+        rows.append([i + 1, *_lateness_row('manager, demo robot', demo)])
     print(table(headers, rows))
-    p99 = demo_1k['lateness']['p99_us']
-    ratio = p99 / max(empty['lateness']['p99_us'], 1e-9)
-    bare_ratio = p99 / max(floor['lateness']['p99_us'], 1e-9)
-    rate_error = abs(demo_1k['measured_rate_hz'] - 1000.0) / 10.0
-    overrun_pct = 100.0 * demo_1k['overruns'] / max(demo_1k['cycles'], 1)
+
+    def median_p99(runs: list[dict]) -> float:
+        return statistics.median(r['lateness']['p99_us'] for r in runs)
+
+    demo_p99, empty_p99 = median_p99(windows.demo), median_p99(windows.empty)
+    ratio = demo_p99 / max(empty_p99, 1e-9)
+    bare_ratio = demo_p99 / max(median_p99(windows.bare), 1e-9)
+    worst_p99 = max(r['lateness']['p99_us'] for r in windows.demo)
+    rate_error = max(abs(r['measured_rate_hz'] - 1000.0) / 10.0 for r in windows.demo)
+    overruns = sum(r['overruns'] for r in windows.demo)
+    overrun_pct = 100.0 * overruns / max(sum(r['cycles'] for r in windows.demo), 1)
+    goals = ', '.join(r['goal'] for r in windows.demo)
     print(
-        f'\np99 demo/nearly empty manager = {ratio:.1f}x, demo/bare Python = {bare_ratio:.1f}x; '
-        f'trajectory goal: {demo_1k["goal"]}'
+        f'\nMedian p99: demo {demo_p99:.1f} us, nearly empty manager {empty_p99:.1f} us '
+        f'({ratio:.1f}x), bare Python {median_p99(windows.bare):.1f} us ({bare_ratio:.1f}x); '
+        f'trajectory goal at the end of each demo window: {goals}'
     )
     targets += [
-        ('1 kHz mean rate within 0.5 %', f'{rate_error:.2f} % off', rate_error <= 0.5),
-        ('p99 lateness < 100 us (10 % of the period)', f'{p99:.0f} us', p99 < 100.0),
-        ('p99 lateness <= 10x the nearly empty manager', f'{ratio:.1f}x', ratio <= 10.0),
-        ('overruns < 0.1 %', f'{overrun_pct:.2f} %', overrun_pct < 0.1),
+        (
+            '1 kHz mean rate within 0.5 %, every window',
+            f'{rate_error:.2f} % off',
+            rate_error <= 0.5,
+        ),
+        (
+            'p99 lateness < 100 us (10 % of the period), every window',
+            f'{worst_p99:.0f} us',
+            worst_p99 < 100.0,
+        ),
+        ('p99 lateness <= 10x the nearly empty manager (medians)', f'{ratio:.1f}x', ratio <= 10.0),
+        ('overruns < 0.1 %, all windows', f'{overrun_pct:.2f} %', overrun_pct < 0.1),
     ]
 
 
@@ -235,7 +253,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog='bench', description=__doc__.splitlines()[0])
     p.add_argument('--seconds', type=float, default=5.0, help='measuring window per run')
     p.add_argument('--only', nargs='+', choices=TABLES, default=list(TABLES))
+    p.add_argument(
+        '--rounds', type=int, default=3, help='windows of each loop in table 1, taken in turn'
+    )
     args = p.parse_args(argv)
+    if args.rounds < 1:
+        p.error('--rounds must be at least 1')
     os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     print(
@@ -244,10 +267,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     targets: list[tuple[str, str, bool]] = []
     if 'loop' in args.only or 'cost' in args.only:
-        floor = bare_loop(1000, args.seconds)
-        runs = {1000: demo_run(1000, args.seconds)}
         if 'loop' in args.only:
-            loop_table(runs[1000], floor, empty_manager_loop(1000, args.seconds), targets)
+            windows = alternating_windows(1000, args.seconds, args.rounds)
+            loop_table(windows, targets)
+            runs = {1000: windows.demo[0]}
+        else:
+            runs = {1000: demo_run(1000, args.seconds)}
         if 'cost' in args.only:
             runs[100] = demo_run(100, args.seconds)
             cost_table(runs, warm_cycle_us(), targets)

@@ -1,14 +1,16 @@
 """The floors: a bare Python absolute-deadline loop, and the manager with next to nothing to do,
-measured like the manager's loop."""
+measured like the manager's loop, in turn with the loaded demo."""
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from bench.common import BROADCASTER_TOPICS, listening, measure, running_manager
+from bench.demo_load import demo_run
 from py_controllers.controller_manager.loop import default_spin_ns, sleep_until
 from py_controllers.controller_manager.statistics import summarize
 from py_controllers.realtime_tools import scheduling
@@ -74,3 +76,25 @@ def empty_manager_loop(rate_hz: int, seconds: float) -> dict:
         listening(ros, BROADCASTER_TOPICS),
     ):
         return measure(ros, cm, seconds)
+
+
+@dataclass
+class LoopWindows:
+    """Statistics of each measuring window, in the order they were taken: the bare loop, the
+    nearly empty manager and the loaded demo, one window of each per round."""
+
+    bare: list[dict] = field(default_factory=list)
+    empty: list[dict] = field(default_factory=list)
+    demo: list[dict] = field(default_factory=list)
+
+
+def alternating_windows(rate_hz: int, seconds: float, rounds: int) -> LoopWindows:
+    """The three loops measured in turn, `rounds` times, so that a spell of the host (a
+    window's p99 moves 1-20x from one minute to the next on a shared VM) falls on each of
+    them alike rather than on whichever ran during it."""
+    windows = LoopWindows()
+    for _ in range(rounds):
+        windows.bare.append(bare_loop(rate_hz, seconds))
+        windows.demo.append(demo_run(rate_hz, seconds))
+        windows.empty.append(empty_manager_loop(rate_hz, seconds))
+    return windows
