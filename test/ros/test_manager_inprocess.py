@@ -1,4 +1,5 @@
-"""The manager in-process: error handling, chaining order, parameter validation."""
+"""The manager in-process: error handling, chaining order, switching, reloading, what a
+controller's configure creates (its parameters: test_manager_parameters.py)."""
 
 import gc
 import sys
@@ -7,6 +8,7 @@ import weakref
 
 import pytest
 from controller_manager_msgs.srv import ReloadControllerLibraries
+from manager_rig import inprocess_manager, load
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -24,19 +26,10 @@ from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 
-class CountingController(ControllerInterface):
-    """Counts its updates; writes joint1/velocity."""
-
-    def on_init(self):
-        self.updates = 0
-
-    def command_interface_configuration(self):
-        return InterfaceConfiguration.individual(['joint1/velocity'])
-
-    def update(self, time, period):
-        self.updates += 1
-        self.command_interfaces[0].value = 0.0
-        return ReturnType.OK
+@pytest.fixture
+def cm():
+    with inprocess_manager() as pair:
+        yield pair
 
 
 class RaisingController(ControllerInterface):
@@ -129,7 +122,6 @@ class Commander(ControllerInterface):
 
 
 for cls in (
-    CountingController,
     RaisingController,
     ChainedController,
     Commander,
@@ -138,32 +130,6 @@ for cls in (
     Talker,
 ):
     plugins.register(plugins.CONTROLLERS_GROUP, f'test/{cls.__name__}', cls)
-
-
-@pytest.fixture
-def cm():
-    harness = RosHarness(
-        'inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')]
-    )
-    node = ControllerManagerRuntime(
-        harness.executor,
-        context=harness.context,
-        parameter_overrides=[
-            Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
-            Parameter('update_rate', value=200),
-        ],
-    )
-    yield harness, node.manager
-    node.shutdown()
-    harness.close()
-
-
-def load(manager, name, type_name):
-    ok, msg = manager.load_controller(name, type_name)
-    assert ok, msg
-    ok, msg = manager.configure_controller(name)
-    assert ok, msg
-    return manager.controllers[name].controller
 
 
 def test_raising_controller_is_deactivated_others_keep_running(cm):
@@ -200,20 +166,6 @@ def test_chain_activation_order_is_enforced(cm):
     assert not ok and "while 'commander' commands it" in message
     assert manager.switch_controller([], ['commander', 'chained'], 2)[0]
     assert not chained.is_in_chained_mode()
-
-
-def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
-    _, manager = cm
-    manager.node.set_parameters(
-        [Parameter('bad.type', value='forward_command_controller/ForwardCommandController')]
-    )
-    ok, msg = manager.load_controller('bad')
-    assert ok, msg
-    ok, msg = manager.configure_controller('bad')
-    assert not ok
-    assert manager.state_of('bad').label == 'unconfigured'
-    err = capfd.readouterr().err
-    assert 'joints' in err
 
 
 def test_hardware_going_inactive_deactivates_its_controllers(cm):
@@ -412,110 +364,6 @@ def test_a_slower_controller_runs_every_nth_cycle():
     finally:
         sm.shutdown()
         harness.close()
-
-
-@pytest.mark.parametrize(
-    'given',
-    [
-        ('robot_description', '<robot name="x"><bad'),  # malformed XML
-        ('robot_description_file', '/nonexistent/robot.urdf'),
-        ('robot_description_file', '/tmp'),  # a directory
-    ],
-)
-def test_a_bad_description_waits_for_a_good_one_on_the_topic(given, capfd):
-    from std_msgs.msg import String
-
-    from py_controllers.testing import latched_qos
-
-    harness = RosHarness('bad_description')
-    node = ControllerManagerRuntime(
-        harness.executor,
-        context=harness.context,
-        parameter_overrides=[Parameter(given[0], value=given[1])],
-    )
-    try:
-        assert node.services is None
-        assert given[1] in capfd.readouterr().err or given[0] == 'robot_description'
-        pub = harness.node.create_publisher(
-            String, '/controller_manager/robot_description', latched_qos()
-        )
-        pub.publish(String(data=(CONFIG / 'minimal_robot.urdf').read_text()))
-        assert harness.spin_until(lambda: node.services is not None)
-        assert list(node.manager.rm.components) == ['MinimalSystem']
-    finally:
-        node.shutdown()
-        harness.close()
-
-
-@pytest.mark.parametrize(
-    ('parameter', 'value', 'expected'),
-    [
-        ('fallback_controllers', 'other', "'x.fallback_controllers' must be a list of strings"),
-        ('node_options_args', '--foo', "'x.node_options_args' must be a list of strings"),
-        ('params_file', 5, "'x.params_file' must be a string or a list of strings"),
-        ('type', 5, "parameter 'x.type' must be a string"),
-    ],
-)
-def test_controller_parameters_of_the_wrong_type_refuse_the_load(cm, parameter, value, expected):
-    _, manager = cm
-    manager.node.set_parameters([Parameter(f'x.{parameter}', value=value)])
-    if parameter != 'type':
-        manager.node.set_parameters([Parameter('x.type', value='test/CountingController')])
-    ok, message = manager.load_controller('x')
-    assert not ok and expected in message
-    assert 'x' not in manager.controllers
-
-
-@pytest.mark.parametrize(
-    ('name', 'value'),
-    [
-        ('update_rate', -5),
-        ('update_rate', 500),
-        ('defaults.switch_controller.strictness', 'sometimes'),
-        ('thread_priority', 1_000_000_000),
-        ('joint_limits.joint1.max_velocity', 1.0),
-        ('robot_description', '<robot name="other"/>'),
-    ],
-)
-def test_manager_parameters_read_at_start_refuse_changes(cm, name, value):
-    _, manager = cm
-    (result,) = manager.node.set_parameters([Parameter(name, value=value)])
-    assert not result.successful
-    assert 'read when ros2_control_node starts' in result.reason
-    # what the loop runs with is what ros2 param get says
-    assert manager.node.get_parameter('update_rate').value == 200
-    (result,) = manager.node.set_parameters([Parameter('new_ctrl.type', value='x/Y')])
-    assert result.successful  # registering controllers stays possible
-
-
-@pytest.mark.parametrize(
-    ('name', 'value', 'reason'),
-    [
-        ('update_rate', -100, "'update_rate' must be an integer >= 0"),
-        ('is_async', True, 'is_async: true'),
-    ],
-)
-def test_controller_base_parameters_refuse_what_cannot_work(cm, name, value, reason):
-    _, manager = cm
-    counting = load(manager, 'counting', 'test/CountingController')
-    (result,) = counting.get_node().set_parameters([Parameter(name, value=value)])
-    assert not result.successful and reason in result.reason
-
-
-def test_an_async_controller_fails_to_configure_clearly(cm, tmp_path, capfd):
-    _, manager = cm
-    params = tmp_path / 'async.yaml'
-    params.write_text('asyncy:\n  ros__parameters:\n    is_async: true\n')
-    manager.node.set_parameters(
-        [
-            Parameter('asyncy.type', value='test/CountingController'),
-            Parameter('asyncy.params_file', value=str(params)),
-        ]
-    )
-    assert manager.load_controller('asyncy')[0]
-    ok, _ = manager.configure_controller('asyncy')
-    assert not ok
-    assert "'is_async: true' is not supported for controllers yet" in capfd.readouterr().err
 
 
 def entities(node):
