@@ -200,17 +200,23 @@ class Rig:
         gc.collect()
 
 
+def position_jtc(**options):
+    """Parameters of a JTC commanding every arm joint in position, reading position and
+    velocity, with `options` on top."""
+    return {
+        'joints': JOINTS,
+        'command_interfaces': ['position'],
+        'state_interfaces': ['position', 'velocity'],
+        **options,
+    }
+
+
 def arm_rig(tmp_path):
     """The stepped arm with three variant controllers (fixture `arm`)."""
     rig = Rig(
         tmp_path,
         variants={
-            'jtc_partial': {
-                'joints': JOINTS,
-                'command_interfaces': ['position'],
-                'state_interfaces': ['position', 'velocity'],
-                'allow_partial_joints_goal': True,
-            },
+            'jtc_partial': position_jtc(allow_partial_joints_goal=True),
             'jtc_bad_combination': {
                 'joints': JOINTS,
                 'command_interfaces': ['velocity', 'acceleration'],

@@ -21,6 +21,7 @@ from jtc_rig import (
     arm_rig,
     goal_of,
     point,
+    position_jtc,
     trajectory,
 )
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -218,15 +219,12 @@ def test_decelerate_on_cancel_brakes_at_the_configured_rate(tmp_path):
         tmp_path,
         urdf=DYNAMIC_URDF,
         variants={
-            'jtc_decelerate': {
-                'joints': JOINTS,
-                'command_interfaces': ['position'],
-                'state_interfaces': ['position', 'velocity'],
-                'constraints': {
+            'jtc_decelerate': position_jtc(
+                constraints={
                     'decelerate_on_cancel': True,
                     **{j: {'max_deceleration_on_cancel': 2.0} for j in JOINTS},
                 },
-            }
+            )
         },
     )
     try:
@@ -254,13 +252,9 @@ def test_command_timeout_stops_a_stale_topic_trajectory(tmp_path):
         tmp_path,
         urdf=FROZEN_URDF,
         variants={
-            'jtc_timeout': {
-                'joints': JOINTS,
-                'command_interfaces': ['position'],
-                'state_interfaces': ['position', 'velocity'],
-                'cmd_timeout': 0.3,
-                'constraints': {j: {'goal': 0.02} for j in JOINTS},
-            }
+            'jtc_timeout': position_jtc(
+                cmd_timeout=0.3, constraints={j: {'goal': 0.02} for j in JOINTS}
+            )
         },
     )
     try:
@@ -281,14 +275,7 @@ def test_start_from_the_last_command_on_activation_and_for_new_trajectories(tmp_
     rig = Rig(
         tmp_path,
         urdf=FROZEN_URDF,  # commands move, the measured state stays at 0
-        variants={
-            'jtc_from_command': {
-                'joints': JOINTS,
-                'command_interfaces': ['position'],
-                'state_interfaces': ['position', 'velocity'],
-                'interpolate_from_desired_state': True,
-            }
-        },
+        variants={'jtc_from_command': position_jtc(interpolate_from_desired_state=True)},
     )
     name = 'jtc_from_command'
     try:
