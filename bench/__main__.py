@@ -51,10 +51,9 @@ def loop_table(windows: LoopWindows, targets: list) -> None:
     print('each alike; the ratio compares the median window of each.\n')
     headers = ['round', 'loop', 'rate Hz', 'p50', 'p99', 'p99.9', 'max', 'overruns']
     rows = []
-    for i, (bare, empty, demo) in enumerate(zip(windows.bare, windows.empty, windows.demo)):
-        for label, s in (('bare Python', bare), ('manager, nearly empty', empty)):
-            rows.append([i + 1, *_lateness_row(label, s)])
-        rows.append([i + 1, *_lateness_row('manager, demo robot', demo)])
+    labels = ('bare Python', 'manager, nearly empty', 'manager, demo robot')
+    for i, runs in enumerate(zip(windows.bare, windows.empty, windows.demo)):
+        rows += [[i + 1, *_lateness_row(label, s)] for label, s in zip(labels, runs)]
     print(table(headers, rows))
 
     def median_p99(runs: list[dict]) -> float:
