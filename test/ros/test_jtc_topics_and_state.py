@@ -87,6 +87,28 @@ def test_topic_trajectory_in_jumbled_order_empty_stops_stamps_respected(arm):
     assert stopped[0] < 0.9
 
 
+def test_a_trajectory_past_its_end_is_sampled_no_more_and_the_next_one_is_followed(arm):
+    (jtc,) = arm.start(JTC)
+    states = arm.harness.subscribe(JointTrajectoryControllerState, f'/{JTC}/controller_state')
+    first, second = [0.3, -0.2, 0.1, 0.4, -0.1, 0.2], [-0.1, 0.2, 0.3, -0.3, 0.1, 0.0]
+    arm.publish(trajectory([point(0.2, first)]))
+    assert arm.run_until(lambda: arm.positions() == pytest.approx(first, abs=1e-12))
+    arm.step(2)
+    ended = jtc._trajectory
+    samples = []
+    sample = ended.sample
+    ended.sample = lambda *a, **k: samples.append(a[0]) or sample(*a, **k)
+    count = len(states)
+    arm.run_for(0.3)
+    assert samples == []  # 30 cycles at its last point, none of them sampling it
+    assert [arm.command(j) for j in JOINTS] == first
+    assert arm.harness.spin_until(lambda: len(states) > count)
+    assert list(states[-1].reference.positions) == first
+    assert list(states[-1].error.positions) == pytest.approx([0.0] * 6, abs=1e-12)
+    arm.publish(trajectory([point(0.2, second)]))
+    assert arm.run_until(lambda: arm.positions() == pytest.approx(second, abs=1e-12))
+
+
 def test_partial_topic_trajectory_during_a_goal_keeps_the_other_joints_going(arm):
     arm.start('jtc_partial')
     handle = arm.send_goal(goal_of([point(1.0, [0.6] * 6)]), controller='jtc_partial')

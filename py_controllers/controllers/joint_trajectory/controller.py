@@ -416,6 +416,8 @@ class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, C
         self._last_acc = np.zeros(n)
         self._desired = SampleResult(n)
         self._next = SampleResult(n)
+        self._settled: Trajectory | None = None
+        self._settled_end_s = math.inf
         self._pid_out = [0.0] * len(self._cmd_index)
         self._current_point = TrajectoryPoint(
             0.0,

@@ -8,6 +8,9 @@ attributes the controller sets in ``on_configure`` / ``on_activate`` (joints, ha
 preallocated arrays, the configuration flags) and these, which are its own:
 
 * ``_trajectory``, ``_holding``, ``_traj_time_ns``, ``_last_cmd_time_ns``: what it follows;
+* ``_settled``, ``_settled_end_s``: the trajectory whose last point ``_desired`` and ``_next``
+  hold because both were sampled past its end (then the loop samples it no more), and
+  that end;
 * ``_taken``: the last command taken from ``_box`` (a :class:`LoopCommand`);
 * ``_active_goal``: the
   :class:`~py_controllers.controller_interface.goal_monitor.MonitoredGoal` it follows, if
@@ -262,16 +265,23 @@ class TrajectoryLoop:
         else:
             self._traj_time_ns += round(period_ns * self._scaling)
         t_s = (self._traj_time_ns - epoch) / NS
-        interpolation = self._interpolation
-        desired = trajectory.sample(t_s, interpolation, out=self._desired)
-        if desired is None:
-            return
+        if trajectory is self._settled and t_s >= self._settled_end_s:
+            # both samples already hold its last point, and past its end nothing changes
+            desired, nxt = self._desired, self._next
+        else:
+            interpolation = self._interpolation
+            desired = trajectory.sample(t_s, interpolation, out=self._desired)
+            if desired is None:
+                return
+            nxt = trajectory.sample(
+                t_s + self._update_period_s, interpolation, advance=False, out=self._next
+            )
+            if nxt is None:
+                return
+            end_s = trajectory.end_time_s
+            self._settled = trajectory if end_s is not None and t_s >= end_s else None
+            self._settled_end_s = end_s
         next_index = desired.end_index
-        nxt = trajectory.sample(
-            t_s + self._update_period_s, interpolation, advance=False, out=self._next
-        )
-        if nxt is None:
-            return
         start_s = trajectory.start_time_s
         self._desired_tfs_s = t_s - start_s
         self._actual_tfs_s = (now_ns - epoch) / NS - start_s
