@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 from contextlib import nullcontext
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.common import (
@@ -41,16 +42,33 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS_PER_S
 
 
-def idle_cpu_run(robot: str, rate_hz: int, seconds: float, *, heard: bool = False) -> float:
-    """Percent of one core the manager process uses over `seconds`, idle at `rate_hz`;
-    with `heard`, every state topic of the robot has a subscriber."""
+@dataclass
+class IdleWindows:
+    """Percent of a core one idle manager process used in each measuring window, in the
+    order taken: nobody subscribed (`unheard`), every state topic subscribed (`heard`)."""
+
+    unheard: list[float] = field(default_factory=list)
+    heard: list[float] = field(default_factory=list)
+
+
+def idle_windows(
+    robot: str, rate_hz: int, seconds: float, rounds: int, *, heard: bool = False
+) -> IdleWindows:
+    """One manager process idle at `rate_hz`: `rounds` windows of `seconds` with nobody
+    subscribed and, with `heard`, as many with every state topic of the robot subscribed,
+    taken in turn (which comes first swaps every round), so that a busy spell of the host
+    falls on both alike; each window follows a second of settling."""
     params, urdf, controllers, topics = ROBOTS[robot]
-    with (
-        running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _),
-        listening(ros, topics) if heard else nullcontext(),
-    ):
-        spin_for(ros, 1.0)
+    windows = IdleWindows()
+    with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
         pid = proc.process.pid
-        cpu0, wall0 = cpu_seconds(pid), time.monotonic()
-        spin_for(ros, seconds)
-        return 100.0 * (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+        for i in range(rounds):
+            kinds = [False, True] if heard else [False]
+            for subscribed in kinds if i % 2 == 0 else kinds[::-1]:
+                with listening(ros, topics) if subscribed else nullcontext():
+                    spin_for(ros, 1.0)
+                    cpu0, wall0 = cpu_seconds(pid), time.monotonic()
+                    spin_for(ros, seconds)
+                    cpu = 100.0 * (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
+                (windows.heard if subscribed else windows.unheard).append(cpu)
+    return windows
