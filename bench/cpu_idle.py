@@ -16,6 +16,7 @@ from bench.common import (
     running_manager,
     spin_for,
 )
+from py_controllers.realtime_tools.realtime_publisher import HEARD_CHECK_S
 from py_controllers.testing import CONFIG
 
 _TICKS_PER_S = os.sysconf('SC_CLK_TCK')
@@ -57,7 +58,7 @@ def idle_windows(
     """One manager process idle at `rate_hz`: `rounds` windows of `seconds` with nobody
     subscribed and, with `heard`, as many with every state topic of the robot subscribed,
     taken in turn (which comes first swaps every round), so that a busy spell of the host
-    falls on both alike; each window follows a second of settling."""
+    falls on both alike; each window follows 1.5 s of settling."""
     params, urdf, controllers, topics = ROBOTS[robot]
     windows = IdleWindows()
     with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
@@ -66,7 +67,8 @@ def idle_windows(
             kinds = [False, True] if heard else [False]
             for subscribed in kinds if i % 2 == 0 else kinds[::-1]:
                 with listening(ros, topics) if subscribed else nullcontext():
-                    spin_for(ros, 1.0)
+                    # long enough for the publishers to see the listeners gone, as well
+                    spin_for(ros, HEARD_CHECK_S + 0.5)
                     cpu0, wall0 = cpu_seconds(pid), time.monotonic()
                     spin_for(ros, seconds)
                     cpu = 100.0 * (cpu_seconds(pid) - cpu0) / (time.monotonic() - wall0)
