@@ -19,15 +19,15 @@ from typing import Any
 
 import rclpy
 from rcl_interfaces.msg import Log
+from rclpy.clock import ClockType
 from rclpy.context import Context
-from rclpy.duration import Duration
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-from rclpy.time import Time
 from std_msgs.msg import String
 
 from py_controllers.child_process import ChildProcess
 from py_controllers.controller_manager.client import ControllerManagerClient
+from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.node import ControllerManagerRuntime
 
 BIN = Path(sys.executable).parent
@@ -131,12 +131,12 @@ class SteppedManager:
     def step(self, cycles: int = 1, *, record: str | None = None) -> list[float]:
         """Run `cycles` cycles; with `record`, that state interface's value after each."""
         loop, lock = self.node.loop, self.manager.cycle_lock
-        period = Duration(nanoseconds=self.period_ns)
+        period = LoopDuration(self.period_ns)
         trace = []
         for _ in range(cycles):
             self.now_ns += self.period_ns
             with lock:
-                loop.cycle(Time(nanoseconds=self.now_ns), period, self.now_ns)
+                loop.cycle(LoopTime(self.now_ns, ClockType.SYSTEM_TIME), period, self.now_ns)
             if record is not None:
                 trace.append(self.state(record))
         return trace

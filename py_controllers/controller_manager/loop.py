@@ -22,6 +22,7 @@ from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.time import Time
 
+from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.statistics import LoopStatistics
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.realtime_tools.cycle_gate import CycleGate
@@ -155,16 +156,12 @@ class ControlLoop:
                 if simulation is None:
                     now_ns = clock.now().nanoseconds
                     t_read, t_update = cycle(
-                        Time(nanoseconds=now_ns, clock_type=clock_type),
-                        Duration(nanoseconds=start - last),
-                        now_ns,
+                        LoopTime(now_ns, clock_type), LoopDuration(start - last), now_ns
                     )
                 else:
                     now_ns = simulation()
                     t_read, t_update = cycle(
-                        Time(nanoseconds=now_ns, clock_type=ClockType.ROS_TIME),
-                        Duration(nanoseconds=period),
-                        now_ns,
+                        LoopTime(now_ns, ClockType.ROS_TIME), LoopDuration(period), now_ns
                     )
                     if publish_clock is not None:
                         publish_clock(simulation())

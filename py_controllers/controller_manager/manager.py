@@ -34,6 +34,7 @@ from py_controllers.controller_interface.interface_configuration import (
 )
 from py_controllers.controller_manager.controller_loading import ControllerLoading
 from py_controllers.controller_manager.controller_spec import ControllerSpec
+from py_controllers.controller_manager.loop_time import LoopDuration
 from py_controllers.controller_manager.supervision import Supervisor
 from py_controllers.controller_manager.switch_plan import (
     AUTO,
@@ -391,9 +392,9 @@ class ControllerManager(ControllerLoading):
                     r = ctrl.update_rate
                     if abs(dt * r - 1.0) > abs((dt + 1.0 / self.update_rate) * r - 1.0):
                         continue
-                    period = Duration(nanoseconds=now_ns - last)
+                    period = LoopDuration(now_ns - last)
                 else:
-                    period = Duration(nanoseconds=int(1e9 / ctrl.update_rate))
+                    period = LoopDuration(int(1e9 / ctrl.update_rate))
             spec.last_update_ns = now_ns
             t0 = _perf_ns()
             try:
