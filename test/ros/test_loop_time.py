@@ -28,7 +28,7 @@ def test_the_numbers_and_what_is_built_from_them_match_rclpy():
     assert (t + d).nanoseconds == NS + 2_000_000
     assert (t - d).nanoseconds == NS - 2_000_000
     assert t - Time(nanoseconds=123, clock_type=ClockType.ROS_TIME) == Duration(seconds=1.5)
-    assert d == ref_d and d.to_msg() == ref_d.to_msg() and (d * 2).nanoseconds == 4_000_000
+    assert d == ref_d and d < Duration(seconds=1.0) and d.to_msg() == ref_d.to_msg()
     with pytest.raises(TypeError):  # as rclpy: no arithmetic across clock types
         t - Time(nanoseconds=1, clock_type=ClockType.STEADY_TIME)
     # nothing above needed rclpy's own objects: only the numbers are held
