@@ -44,6 +44,20 @@ def latched_qos(depth: int = 1) -> QoSProfile:
     )
 
 
+class RosoutLines(list):
+    """The /rosout messages received so far, and the checks tests make of them."""
+
+    def has(self, *texts: str) -> bool:
+        """True once a line contains every one of `texts`."""
+        return any(all(t in m.msg for t in texts) for m in self)
+
+    def wait_for(self, run_until: Callable[[Callable[[], bool]], bool], *texts: str) -> None:
+        """Run (`run_until(predicate)`) until a line contains every one of `texts`; fail
+        showing every line."""
+        seen = run_until(lambda: self.has(*texts))
+        assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self]}'
+
+
 class RosHarness:
     """An isolated rclpy context with one node and an executor, for a test."""
 
@@ -74,10 +88,12 @@ class RosHarness:
         self.node.create_subscription(msg_type, topic, received.append, qos)
         return received
 
-    def subscribe_rosout(self) -> list:
+    def subscribe_rosout(self) -> RosoutLines:
         """Every /rosout line, including those logged before this subscription was matched
         (the nodes' /rosout publishers keep a transient-local history)."""
-        return self.subscribe(Log, '/rosout', latched_qos(1000))
+        lines = RosoutLines()
+        self.node.create_subscription(Log, '/rosout', lines.append, latched_qos(1000))
+        return lines
 
     def manager(self, name: str = '/controller_manager', **kwargs: Any) -> ControllerManagerClient:
         """A client of the manager's services that spins this harness's executor."""

@@ -176,11 +176,10 @@ class Rig:
         return self.cm.command(name)
 
     def logged(self, *texts):
-        return any(all(t in m.msg for t in texts) for m in self.rosout)
+        return self.rosout.has(*texts)
 
     def wait_logged(self, *texts):
-        seen = self.harness.spin_until(lambda: self.logged(*texts))
-        assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self.rosout]}'
+        self.rosout.wait_for(self.harness.spin_until, *texts)
 
     def close(self):
         self.cm.shutdown()

@@ -153,12 +153,11 @@ class Rig:
 
     def logged(self, *texts):
         """True once a /rosout line contains every one of `texts`."""
-        return any(all(t in m.msg for t in texts) for m in self.rosout)
+        return self.rosout.has(*texts)
 
     def wait_logged(self, *texts):
         """Run until a /rosout line contains every one of `texts`; fail showing /rosout."""
-        seen = self.run_until(lambda: self.logged(*texts))
-        assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self.rosout]}'
+        self.rosout.wait_for(self.run_until, *texts)
 
     # --- ROS clients -----------------------------------------------------------------
     def client(self, controller=JTC):

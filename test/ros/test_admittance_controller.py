@@ -166,11 +166,10 @@ class Rig:
             self.cm.manager.rm.state_interfaces[f'{FT}/{name}'].value = value
 
     def logged(self, *texts: str) -> bool:
-        return any(all(t in m.msg for t in texts) for m in self.rosout)
+        return self.rosout.has(*texts)
 
     def wait_logged(self, *texts: str) -> None:
-        seen = self.cm.run_until(lambda: self.logged(*texts))
-        assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self.rosout]}'
+        self.rosout.wait_for(self.cm.run_until, *texts)
 
     def close(self) -> None:
         self.cm.shutdown()

@@ -117,11 +117,10 @@ class Rig:
         return received[-1]
 
     def logged(self, *texts):
-        return any(all(t in m.msg for t in texts) for m in self.rosout)
+        return self.rosout.has(*texts)
 
     def wait_logged(self, *texts):
-        seen = self.cm.run_until(lambda: self.logged(*texts))
-        assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self.rosout]}'
+        self.rosout.wait_for(self.cm.run_until, *texts)
 
     def close(self):
         self.cm.shutdown()
