@@ -63,8 +63,8 @@ def idle_windows(
     windows = IdleWindows()
     with running_manager([params], urdf, controllers, rate_hz=rate_hz) as (proc, ros, _):
         pid = proc.process.pid
+        kinds = [False, True] if heard else [False]
         for i in range(rounds):
-            kinds = [False, True] if heard else [False]
             for subscribed in kinds if i % 2 == 0 else kinds[::-1]:
                 with listening(ros, topics) if subscribed else nullcontext():
                     # long enough for the publishers to see the listeners gone, as well
