@@ -62,7 +62,7 @@ class ChainableControllerInterface(ControllerInterface):
         """References from subscribers (unless chained), then compute and write commands."""
         if not self._chained:
             result = self.update_reference_from_subscribers(time, period)
-            if result != ReturnType.OK:
+            if result is not ReturnType.OK and result is not None:
                 return result
         return self.update_and_write_commands(time, period)
 

@@ -86,7 +86,8 @@ class ControllerLoading:
                 if controller.node is not None:
                     controller.node.destroy_node()
                 return False, f"controller '{name}' ({type_name}) failed to initialise"
-            self.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
+            with self.cycle_lock:  # the loop's error handling reads the table
+                self.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
             self._add_node(controller.node)
             self._changed()
             return True, f"loaded '{name}' ({type_name})"
@@ -102,7 +103,8 @@ class ControllerLoading:
                 return False, f"controller '{name}' is {state.label}: cannot configure"
             node = spec.controller.get_node()
             if state == S.INACTIVE:
-                self.rm.remove_controller_interfaces(name)
+                with self.cycle_lock:
+                    self.rm.remove_controller_interfaces(name)
                 node.trigger_cleanup()
             node.trigger_configure()
             if self.state_of(name) != S.INACTIVE:
@@ -111,9 +113,10 @@ class ControllerLoading:
             if spec.is_chainable:
                 ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
                 try:
-                    self.rm.add_controller_interfaces(
-                        name, ctrl.export_reference_interfaces(), ctrl.export_state_interfaces()
-                    )
+                    reference = ctrl.export_reference_interfaces()
+                    exported = ctrl.export_state_interfaces()
+                    with self.cycle_lock:
+                        self.rm.add_controller_interfaces(name, reference, exported)
                 except Exception as exc:
                     node.trigger_cleanup()
                     self._changed()
@@ -129,7 +132,8 @@ class ControllerLoading:
                 return False, f"controller '{name}' is not loaded"
             if self.state_of(name) != S.INACTIVE:
                 return False, f"controller '{name}' is {self.state_of(name).label}, not inactive"
-            self.rm.remove_controller_interfaces(name)
+            with self.cycle_lock:
+                self.rm.remove_controller_interfaces(name)
             spec.controller.get_node().trigger_cleanup()
             self._changed()
             return self.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
@@ -143,12 +147,14 @@ class ControllerLoading:
             if self.state_of(name) == S.ACTIVE:
                 return False, f"controller '{name}' is active: deactivate it before unloading"
             node = spec.controller.get_node()
-            self.rm.remove_controller_interfaces(name)
+            with self.cycle_lock:
+                self.rm.remove_controller_interfaces(name)
             if self.state_of(name) == S.INACTIVE:
                 node.trigger_cleanup()
             if self.state_of(name) != S.FINALIZED:
                 node.trigger_shutdown()
-            del self.controllers[name]
+            with self.cycle_lock:
+                del self.controllers[name]
             self._remove_node(node)
             node.destroy_node()
             self._changed()

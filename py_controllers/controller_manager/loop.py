@@ -80,6 +80,9 @@ class ControlLoop:
         self.publish_clock = publish_clock
         self.failure: BaseException | None = None  # what ended the loop, if anything did
         self.failure_traceback = ''
+        self.stall: str | None = None  # set by the watchdog while the loop is stalled
+        #: monotonic time the last cycle ended (the watchdog's heartbeat)
+        self.last_cycle_ns = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -91,19 +94,37 @@ class ControlLoop:
             self._thread = threading.Thread(target=self._run, name='control_loop', daemon=True)
             self._thread.start()
 
-    def stop(self, timeout_s: float = 2.0) -> None:
-        """Ask the loop to stop and wait for it (not from the loop thread itself)."""
+    def stop(self, timeout_s: float = 2.0) -> bool:
+        """Ask the loop to stop and wait for it at most `timeout_s` (not from the loop
+        thread itself); False if it is still running (stuck inside a cycle)."""
         self._stop.set()
         thread = self._thread
-        if thread is not None and thread is not threading.current_thread():
-            thread.join(timeout_s)
-            self._thread = None
+        if thread is None or thread is threading.current_thread():
+            return True
+        thread.join(timeout_s)
+        if thread.is_alive():
+            return False
+        self._thread = None
+        return True
+
+    @property
+    def running(self) -> bool:
+        """True while the loop thread runs and has not been asked to stop."""
+        thread = self._thread
+        return thread is not None and thread.is_alive() and not self._stop.is_set()
+
+    @property
+    def thread_ident(self) -> int | None:
+        """The loop thread's identifier (for the watchdog's stack dump), None if none."""
+        thread = self._thread
+        return thread.ident if thread is not None else None
 
     def _run(self) -> None:
-        if self.thread_setup is not None:
-            self.thread_setup()
+        self.last_cycle_ns = _monotonic_ns()
         realtime_publisher.defer_in_thread(threading.get_ident(), self.gate)
         try:
+            if self.thread_setup is not None:
+                self.thread_setup()
             self._cycle_forever()
         except BaseException as exc:  # the loop must never end silently
             self.failure = exc
@@ -173,6 +194,7 @@ class ControlLoop:
             stats.write.record(end - t_update)
             stats.execution.record(end - start)
             stats.cycles += 1
+            self.last_cycle_ns = end
             last = start
             deadline += period
             behind = end - deadline

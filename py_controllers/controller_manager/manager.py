@@ -10,10 +10,16 @@ being switched; both end, as ours, with the new set running from the next cycle.
 
 Safety rules (see `supervision.py` for failures, hardware transitions and shutdown):
 controller and hardware code is contained wherever the manager calls it; a command
-interface released by a deactivated controller and not claimed again holds: velocity,
-effort and acceleration commands become 0, position commands keep their last value
-(upstream leaves this to each controller; here it holds for every controller, a user's
-included).
+interface released by a deactivated controller goes through the hardware's command-mode
+switch and holds (`hardware_interface/hold.py`: position where it is measured, velocity,
+effort and acceleration 0; upstream leaves this to each controller, here it holds for
+every controller, a user's included).
+
+Lock rule: `cycle_lock` guards what the loop thread reads: the active set, the controller
+table and the resource manager's interface tables. Every change of those takes it (briefly;
+never while user code that may be slow runs, e.g. a controller's on_configure).
+`admin_lock` serialises the services' requests; it is always taken before `cycle_lock`,
+and the loop thread never takes it.
 """
 
 from __future__ import annotations
@@ -43,19 +49,12 @@ from py_controllers.controller_manager.switch_plan import (
     STRICT,
     SwitchPlan,
 )
+from py_controllers.hardware_interface.hold import apply_holds
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
-from py_controllers.hardware_interface.types import (
-    HW_IF_ACCELERATION,
-    HW_IF_EFFORT,
-    HW_IF_VELOCITY,
-    LifecycleStateId,
-    ReturnType,
-)
+from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
 from py_controllers.realtime_tools.deferred import DeferredCalls
 
 S = LifecycleStateId
-# Command interfaces that are set to 0 when released: anything else holds its last value.
-STOP_ON_RELEASE = frozenset((HW_IF_VELOCITY, HW_IF_EFFORT, HW_IF_ACCELERATION))
 
 
 NONE_IS_OK = '{}: update() returned None; taken as ReturnType.OK (return it explicitly)'
@@ -288,22 +287,40 @@ class ControllerManager(ControllerLoading):
         return ''
 
     def _deactivate(self, spec: ControllerSpec) -> None:
-        """Lifecycle deactivate (the controller leaves its commands safe), then release; the
-        manager's safe values apply to whatever the controller left behind."""
+        """Lifecycle deactivate (the controller leaves its commands safe), then release with
+        the hold values (the switch path has already told the hardware)."""
+        self._trigger_deactivate(spec)
+        self._release(spec)
+        self._update_chained_modes()
+
+    def _trigger_deactivate(self, spec: ControllerSpec) -> None:
         if self.state_of(spec.name) == S.ACTIVE:
             try:
                 spec.controller.get_node().trigger_deactivate()
             except Exception as exc:
                 self._log('error', f"controller '{spec.name}': deactivation raised {exc!r}")
-        self._release(spec)
+
+    def deactivate_unconditionally(self, names: Iterable[str]) -> None:
+        """Deactivate `names` whatever the hardware says (error paths, shutdown): each one's
+        on_deactivate, the hardware's command-mode switch for what they release (a refusal is
+        logged, not obeyed), then the hold values. The caller holds the cycle lock, or the
+        loop has stopped."""
+        specs = [self.controllers[n] for n in dict.fromkeys(names) if n in self.controllers]
+        for spec in specs:
+            self._trigger_deactivate(spec)
+        released = [i for spec in specs for i in spec.claimed if self.rm.component_of(i)]
+        if released:
+            if not self.rm.prepare_command_mode_switch([], released):
+                self._log('error', f'the hardware refused to release {released}: released anyway')
+            if not self.rm.perform_command_mode_switch([], released):
+                self._log('error', f'the hardware failed to release {released}: released anyway')
+        for spec in specs:
+            self._release(spec)
         self._update_chained_modes()
+        self._refresh_active()
 
     def _release(self, spec: ControllerSpec) -> None:
-        for name in spec.claimed:
-            handle = self.rm.command_interfaces.get(name)
-            stops = handle is not None and handle.interface_name in STOP_ON_RELEASE
-            if stops and self.rm.component_of(name) is not None:
-                handle.value = 0.0
+        apply_holds(spec.claimed, self.rm.command_interfaces, self.rm.state_interfaces)
         self.rm.release(spec.claimed)
         spec.claimed = []
         try:
@@ -403,7 +420,7 @@ class ControllerManager(ControllerLoading):
                 self._log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
-            if result != ReturnType.OK:
+            if result is not ReturnType.OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     if not spec.none_reported:
                         spec.none_reported = True
@@ -411,7 +428,7 @@ class ControllerManager(ControllerLoading):
                     continue
                 spec.errors += 1
                 errored = [*(errored or []), spec.name]
-                if result != ReturnType.ERROR:
+                if result is not ReturnType.ERROR:
                     self._log(
                         'error',
                         f"controller '{spec.name}': update() returned {result!r}, "

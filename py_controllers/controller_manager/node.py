@@ -6,14 +6,18 @@ robot description comes from the `robot_description` parameter, from the
 `~/robot_description` topic (transient local, as published by robot_state_publisher),
 or, as a convenience without ROS tooling, from a file named by `robot_description_file`.
 
-Every way out stops the robot: SIGINT, SIGTERM, the ROS context shutting down, or the
-loop ending on a failure all go through `shutdown()` (controllers deactivated, one final
-write, hardware shut down). A loop failure also reports ERROR on /diagnostics and makes
-the process exit with status 1, so a supervisor or launch's `respawn` can act.
+Every way out stops the robot: SIGINT, SIGTERM, SIGHUP (a closed terminal), SIGQUIT, the
+ROS context shutting down, the loop ending on a failure or stalling (the watchdog) all go
+through `shutdown()` (controllers deactivated unconditionally, hold values, one final
+write, hardware shut down, each step bounded). A second SIGINT/SIGTERM while that runs
+exits at once after one final-write attempt. A loop failure or stall also reports ERROR on
+/diagnostics and makes the process exit with status 1, so a supervisor or launch's
+`respawn` can act.
 """
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -41,6 +45,12 @@ from py_controllers.controller_manager.node_executors import (
     serve,
 )
 from py_controllers.controller_manager.services import ManagerServices
+from py_controllers.controller_manager.startup_parameters import (
+    StartupParameterError,
+    check_loop_settings,
+)
+from py_controllers.controller_manager.watchdog import DEFAULT_MIN_STALL_S, LoopWatchdog
+from py_controllers.hardware_interface.hold import apply_holds
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.realtime_tools import RealtimePublisher, scheduling
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
@@ -66,8 +76,12 @@ DEFAULTS: dict[str, Any] = {
     'loop.guard_us': 300,
     'thread_priority': 50,
     'lock_memory': False,
+    'watchdog.periods': 10,
+    'watchdog.min_stall_ms': round(DEFAULT_MIN_STALL_S * 1000),
+    'watchdog.exit_on_stall': True,
 }
-READ_AT_START = frozenset(DEFAULTS) | {'cpu_affinity'}
+READ_AT_START = frozenset(DEFAULTS) | {'cpu_affinity', 'use_sim_time'}
+EMERGENCY_WRITE_S = 0.5  # the second signal's final-write attempt
 
 
 class ControllerManagerRuntime:
@@ -75,11 +89,21 @@ class ControllerManagerRuntime:
     manager, its services and the loop thread; waits for a robot description."""
 
     def __init__(
-        self, executor: SingleThreadedExecutor, *, start_loop: bool = True, **node_kwargs: Any
+        self,
+        executor: SingleThreadedExecutor,
+        *,
+        start_loop: bool = True,
+        stop_requested: threading.Event | None = None,
+        **node_kwargs: Any,
     ) -> None:
         """`start_loop=False` keeps the loop thread from starting: a test then runs the
-        cycles itself with `loop.cycle()` (see `py_controllers.testing.SteppedManager`)."""
+        cycles itself with `loop.cycle()` (see `py_controllers.testing.SteppedManager`).
+        `stop_requested` is set when the process should end (a signal may set it before
+        this returns). Raises StartupParameterError for start-up parameters that cannot
+        work."""
         self.start_loop = start_loop
+        # set when the process should end: a signal, the loop failing or stalling
+        self.stop_requested = stop_requested or threading.Event()
         self.node = Node(
             'controller_manager',
             allow_undeclared_parameters=True,
@@ -92,9 +116,13 @@ class ControllerManagerRuntime:
         self.node.add_on_set_parameters_callback(self._refuse_start_up_parameters)
         self.executor = executor
         executor.add_node(self.node)
-        rate = int(self.param('update_rate'))
-        if rate <= 0:
-            raise ValueError(f"parameter 'update_rate' must be > 0, got {rate}")
+        try:
+            self.settings = check_loop_settings(self.param)
+        except StartupParameterError:
+            executor.remove_node(self.node)
+            self.node.destroy_node()
+            raise
+        rate = self.settings.update_rate
         strictness = str(self.param('defaults.switch_controller.strictness')).lower()
         if strictness not in ('strict', 'best_effort'):
             raise ValueError(
@@ -129,8 +157,14 @@ class ControllerManagerRuntime:
             use_sim_time=bool(self.param('use_sim_time')),
             publish_clock=self._clock_publisher() if self.param('use_sim_time') else None,
         )
-        # set when the process should end: a signal, or the loop failing
-        self.stop_requested = threading.Event()
+        self.watchdog = LoopWatchdog(
+            self.loop,
+            periods=self.settings.watchdog_periods,
+            min_stall_s=self.settings.watchdog_min_stall_s,
+            on_stall=self._on_loop_stall,
+            on_recover=self._on_loop_recovered,
+        )
+        self.stalled_out = False  # the process ends because the loop stalled
         self._failure_wake = self.node.create_guard_condition(self.report_loop_failure)
         self.services: ManagerServices | None = None
         self._description_sub = None
@@ -188,9 +222,11 @@ class ControllerManagerRuntime:
 
     def _configure_loop_thread(self) -> None:
         """In the loop thread: SCHED_FIFO at `thread_priority` (0 keeps the default
-        scheduler), `cpu_affinity` (an int or a list), `lock_memory`; failures only warn."""
+        scheduler), `cpu_affinity`, `lock_memory` (checked at start); what the operating
+        system refuses only warns, as upstream."""
         log = self.node.get_logger()
-        priority = int(self.param('thread_priority') or 0)
+        settings = self.settings
+        priority = settings.thread_priority
         if priority > 0:
             error = scheduling.set_fifo_priority(priority)
             if error is None:
@@ -200,18 +236,36 @@ class ControllerManagerRuntime:
                     f'could not enable SCHED_FIFO priority {priority} for the control loop '
                     f'({error}); running with the default scheduler'
                 )
-        affinity = self.param('cpu_affinity')
-        if affinity is not None and affinity != []:
-            cpus = [int(affinity)] if isinstance(affinity, int) else [int(c) for c in affinity]
+        if settings.cpu_affinity:
+            cpus = list(settings.cpu_affinity)
             error = scheduling.set_cpu_affinity(cpus)
             if error is None:
                 log.info(f'control loop thread pinned to CPUs {cpus}')
             else:
                 log.warning(f'could not set the CPU affinity of the control loop: {error}')
-        if self.param('lock_memory'):
+        if settings.lock_memory:
             error = scheduling.lock_memory()
             if error is not None:
                 log.warning(f'could not lock the process memory: {error}')
+
+    def _on_loop_stall(self, silent_s: float, stack: str) -> None:
+        """From the watchdog: the loop has not ended a cycle for `silent_s`."""
+        exits = self.settings.watchdog_exit_on_stall
+        self.loop.stall = f'control loop stalled: no cycle for {silent_s:.2f} s'
+        self.node.get_logger().fatal(
+            f'{self.loop.stall} (watchdog.periods {self.settings.watchdog_periods}); '
+            + ('stopping the robot and exiting' if exits else 'watchdog.exit_on_stall is off')
+            + f'\nthe loop thread is at:\n{stack}'
+        )
+        if exits:
+            self.stalled_out = True
+            self.stop_requested.set()
+        self._failure_wake.trigger()
+
+    def _on_loop_recovered(self, stalled_s: float) -> None:
+        self.loop.stall = None
+        self.node.get_logger().warning(f'control loop running again after {stalled_s:.2f} s')
+        self._failure_wake.trigger()
 
     def _clock_publisher(self) -> Callable[[int], None]:
         """/clock from the loop, for a simulator among the hardware (never blocks)."""
@@ -265,6 +319,7 @@ class ControllerManagerRuntime:
         self.services = ManagerServices(self.node, self.manager, self.loop)
         if self.start_loop:
             self.loop.start()
+            self.watchdog.start()
             log.info(f'control loop running at {self.manager.update_rate} Hz')
 
     def _on_loop_failure(self, exc: BaseException) -> None:
@@ -276,22 +331,66 @@ class ControllerManagerRuntime:
         self.stop_requested.set()
         self._failure_wake.trigger()
 
+    def emergency_write(self) -> None:
+        """A second signal: every claimed command to its hold value and one final-write
+        attempt, bounded; no controller code runs."""
+        rm = self.manager.rm
+        apply_holds(list(rm.claimed), rm.command_interfaces, rm.state_interfaces)
+        self.manager.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S)
+
     def report_loop_failure(self) -> None:
         """Publish /diagnostics now (ERROR once the loop has failed)."""
         if self.services is not None:
             self.services.publish_diagnostics()
 
+    @property
+    def failed(self) -> bool:
+        """True when the loop died or stalled (the process exits with status 1)."""
+        return self.loop.failure is not None or self.stalled_out
+
     def shutdown(self) -> None:
-        """Deactivate every controller, stop the loop, final write, free the hardware."""
+        """Stop the robot (every controller deactivated, hold values, one final write) and
+        free the hardware; bounded (see Supervisor.shutdown)."""
+        self.watchdog.stop()
         self.manager.shutdown(stop_loop=self.loop.stop)
-        self.loop.stop()
+        self.loop.stop(0.0)
         self.node_executors.stop_all()
         self.executor.remove_node(self.node)
         self.node.destroy_node()
 
 
+class _Signals:
+    """SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first asks for the safe stop; another one
+    while it runs makes one final-write attempt and exits at once."""
+
+    HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
+
+    def __init__(self) -> None:
+        self.stop = threading.Event()
+        self.runtime: ControllerManagerRuntime | None = None
+        for sig in self.HANDLED:
+            signal.signal(sig, self._handle)
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        if not self.stop.is_set():
+            self.stop.set()
+            return
+        runtime = self.runtime
+        if runtime is not None:
+            try:
+                runtime.emergency_write()
+            except Exception as exc:
+                print(f'[ros2_control_node] final write failed: {exc!r}', file=sys.stderr)
+        print(
+            f'[ros2_control_node] {signal.Signals(signum).name} again: exiting now',
+            file=sys.stderr,
+        )
+        os._exit(1)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `ros2_control_node`."""
+    signals = _Signals()  # first: a signal during start-up still ends in the safe stop
     rclpy.init(
         args=argv if argv is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO
     )
@@ -302,14 +401,13 @@ def main(argv: list[str] | None = None) -> int:
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor()
     try:
-        cm = ControllerManagerRuntime(executor)
+        cm = ControllerManagerRuntime(executor, stop_requested=signals.stop)
     except Exception as exc:
         print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
         rclpy.shutdown()
         return 1
+    signals.runtime = cm
     stop = cm.stop_requested
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
     try:
         # Each wake-up rebuilds the wait set in Python, so idle wake-ups are rare; a signal
         # is noticed within IDLE_WAKE_S.
@@ -322,7 +420,7 @@ def main(argv: list[str] | None = None) -> int:
             'callback',
             IDLE_WAKE_S,
         )
-        if cm.loop.failure is not None:
+        if cm.failed:
             # the ERROR on /diagnostics goes out now, from here, and has time to arrive
             # before the node goes away
             cm.report_loop_failure()
@@ -333,7 +431,7 @@ def main(argv: list[str] | None = None) -> int:
         cm.shutdown()
         executor.shutdown()
         rclpy.try_shutdown()
-    return 1 if cm.loop.failure is not None else 0
+    return 1 if cm.failed else 0
 
 
 if __name__ == '__main__':

@@ -286,6 +286,8 @@ class ManagerServices:
         )
         if failure is not None:
             level, message = DiagnosticStatus.ERROR, f'control loop stopped: {failure!r}'
+        elif getattr(self.loop, 'stall', None):
+            level, message = DiagnosticStatus.ERROR, self.loop.stall
         status = DiagnosticStatus(
             level=level,
             name=f'{self.node.get_name()}: Controllers Activity',

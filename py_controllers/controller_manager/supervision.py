@@ -8,9 +8,10 @@
   skipped meanwhile. write() asking to DEACTIVATE works the same way.
 - Hardware lifecycle transitions requested over ROS run off the loop and outside the
   cycle lock (see `hardware_transitions.py`).
-- Shutdown: controllers deactivated (velocity/effort to 0, position holds), the loop
-  stopped, one final write() delivers those commands, then controllers are unloaded and
-  the hardware is deactivated and shut down.
+- Every way out (`stop_robot`, then `shutdown`): the loop stopped, every controller
+  deactivated unconditionally (hold on release: `hardware_interface/hold.py`), one final
+  write() delivers the holds to every component, then controllers are unloaded and the
+  hardware is deactivated and shut down; every wait bounded.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from typing import TYPE_CHECKING
 
 from rclpy.duration import Duration
 
+from py_controllers.controller_manager.bounded import run_bounded
 from py_controllers.controller_manager.hardware_transitions import (
     HardwareTransitions,
     TransitionBusyError,
 )
-from py_controllers.controller_manager.switch_plan import BEST_EFFORT, STRICT
+from py_controllers.controller_manager.switch_plan import STRICT
 from py_controllers.hardware_interface.types import LifecycleStateId
 
 if TYPE_CHECKING:
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
 
 S = LifecycleStateId
 LOCK_TIMEOUT_S = 2.0
+FINAL_WRITE_TIMEOUT_S = 1.0
+HARDWARE_SHUTDOWN_TIMEOUT_S = 3.0
 
 
 class Supervisor:
@@ -69,8 +73,7 @@ class Supervisor:
                 i += 1
             for name in todo:
                 cm._log('error', f"deactivating controller '{name}': {why}")
-                cm._deactivate(cm.controllers[name])
-            cm._refresh_active()
+            cm.deactivate_unconditionally(todo)
             if fallbacks:
                 ok, msg = cm._switch(fallbacks, [], STRICT, LOCK_TIMEOUT_S)
                 if ok:
@@ -104,8 +107,11 @@ class Supervisor:
 
     # --- hardware failures (loop thread) -----------------------------------------------
     def handle_hardware_error(self, component: str, where: str) -> None:
-        """read()/write() failed: its controllers stop now, its on_error runs off the loop."""
-        users = self.controllers_using(component)
+        """read()/write() failed: the controllers commanding it stop now, its on_error runs
+        off the loop. Controllers that only read it (a broadcaster of several components)
+        keep running: its state interfaces read NaN ("unknown") from now on."""
+        users = self.controllers_using(component, commands_only=True)
+        self.cm.rm.invalidate_states(component)
         if users:
             self.deactivate_after_error(users, f"hardware '{component}' failed in {where}()")
         self.cm._log('error', f"hardware '{component}' failed in {where}(): handling the error")
@@ -167,42 +173,82 @@ class Supervisor:
         return outcome
 
     # --- every way out ----------------------------------------------------------------
-    def final_write(self) -> list[str]:
-        """write() every active component once, outside the loop; names that failed."""
+    def final_write(self, *, timeout_s: float = FINAL_WRITE_TIMEOUT_S) -> list[str]:
+        """write() every active component once, outside the loop, within `timeout_s`; the
+        names that failed (or were still writing when the time ran out)."""
         cm = self.cm
-        if not cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S):
-            cm.logger.error('final write skipped: the control cycle did not finish')
-            return []
+        locked = cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
+        if not locked:
+            cm.logger.error('final write without the cycle lock: the control cycle is stuck')
+        current: list[str] = []
         try:
             now = cm.node.get_clock().now()
             period = Duration(nanoseconds=round(1e9 / cm.update_rate))
-            failed, _ = cm.rm.write(now, period, every_component=True)
+            done, result = run_bounded(
+                lambda: cm.rm.write(now, period, every_component=True, progress=current),
+                timeout_s,
+                'final_write',
+            )
         finally:
-            cm.cycle_lock.release()
+            if locked:
+                cm.cycle_lock.release()
+        if not done:
+            where = current[-1] if current else '?'
+            cm.logger.error(f"final write: hardware '{where}' still writing after {timeout_s:g} s")
+            return [where]
+        if isinstance(result, BaseException):
+            cm.logger.error(f'final write failed: {result!r}')
+            return list(cm.rm.components)
+        failed, _ = result
         for name in failed:
             cm.logger.error(f"hardware '{name}': the final write() failed")
         return failed
 
-    def shutdown(self, stop_loop: Callable[[], None] | None = None) -> None:
-        """Stop the robot and free everything: deactivate controllers, stop the loop, one
-        final write, unload controllers, hardware to FINALIZED."""
+    def stop_robot(self, stop_loop: Callable[[], bool] | None = None) -> None:
+        """The safe stop, each step bounded: the loop stopped, every controller deactivated
+        whatever the hardware says (its commands to their hold values, the hardware told
+        through its command-mode switch), then one final write to every component."""
         cm = self.cm
-        with cm.admin_lock:
-            active = cm.active_controllers()
+        loop_stopped = stop_loop() if stop_loop is not None else True
+        locked = loop_stopped and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
+        if not locked:
+            cm.logger.error('safe stop without the cycle lock: the control loop is stuck')
+        try:
+            active = [n for n in list(cm.controllers) if cm.state_of(n) == S.ACTIVE]
             if active:
-                ok, message = cm.switch_controller([], active, BEST_EFFORT, timeout_s=5.0)
-                if not ok:
-                    cm.logger.error(f'shutdown: deactivating {active} failed: {message}')
-            if stop_loop is not None:
-                stop_loop()
-            self.final_write()
-            for name in list(cm.controllers):
-                cm.unload_controller(name)
+                cm.deactivate_unconditionally(active)
+        finally:
+            if locked:
+                cm.cycle_lock.release()
+        self.final_write()
+
+    def shutdown(self, stop_loop: Callable[[], bool] | None = None) -> None:
+        """Stop the robot (`stop_robot`), then free everything: controllers unloaded, hardware
+        deactivated and shut down. Every wait is bounded (LOCK_TIMEOUT_S for a lock or a
+        transition, FINAL_WRITE_TIMEOUT_S, HARDWARE_SHUTDOWN_TIMEOUT_S): about 10 s at worst."""
+        cm = self.cm
+        admin = cm.admin_lock.acquire(timeout=LOCK_TIMEOUT_S)
+        if not admin:
+            cm.logger.error('shutdown: a service request is still under way; not waiting for it')
+        try:
+            self.stop_robot(stop_loop)
+            free = admin and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
+            if free:
+                cm.cycle_lock.release()
+                for name in list(cm.controllers):
+                    cm.unload_controller(name)
             if not self.transitions.wait_idle(LOCK_TIMEOUT_S):
                 cm.logger.error(
                     f'shutdown: hardware still in transition: {self.transitions.busy()}'
                 )
-            with cm.cycle_lock:
-                cm.rm.shutdown()
+            done, _ = run_bounded(cm.rm.shutdown, HARDWARE_SHUTDOWN_TIMEOUT_S, 'hw_shutdown')
+            if not done:
+                cm.logger.error(
+                    f'shutdown: the hardware did not shut down within '
+                    f'{HARDWARE_SHUTDOWN_TIMEOUT_S:g} s'
+                )
             self.transitions.close()
+        finally:
+            if admin:
+                cm.admin_lock.release()
         cm.deferred.run_pending()

@@ -9,6 +9,7 @@ is ACTIVE, a controller's exported interfaces while that controller is ACTIVE.
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -91,7 +92,7 @@ class ResourceManager:
             result = component.on_init(info)
         except Exception as exc:
             raise RuntimeError(f"hardware '{info.name}': on_init raised: {exc!r}") from exc
-        if result not in (None, True, CallbackReturn.SUCCESS):
+        if not (result is None or result is True or result is CallbackReturn.SUCCESS):
             raise RuntimeError(f"hardware '{info.name}': on_init failed")
         managed = ManagedComponent(component, info, component.logger)
         if self.simulation_clock is None and component.simulation_time_ns() is not None:
@@ -306,7 +307,10 @@ class ResourceManager:
         return out
 
     def _mode_switch(self, method: str, start: list[str], stop: list[str]) -> bool:
+        """Call `method` on every affected component (each is told, whatever the others
+        said); False if any refused or raised."""
         start_by, stop_by = self._per_component(start), self._per_component(stop)
+        ok = True
         for name in dict.fromkeys([*start_by, *stop_by]):
             managed = self.components[name]
             try:
@@ -314,12 +318,18 @@ class ResourceManager:
                     start_by.get(name, []), stop_by.get(name, [])
                 )
             except Exception as exc:
-                self.logger.error(f"hardware '{name}': {method} raised: {exc!r}")
-                return False
-            if result not in (None, ReturnType.OK):
-                self.logger.error(f"hardware '{name}': {method} refused {start_by.get(name)}")
-                return False
-        return True
+                self.log_rt(managed.logger, 'error', f'{method} raised: {exc!r}')
+                ok = False
+                continue
+            if result is not None and result is not ReturnType.OK:
+                self.log_rt(
+                    managed.logger,
+                    'error',
+                    f'{method} refused (start {start_by.get(name, [])}, stop '
+                    f'{stop_by.get(name, [])}): returned {result!r}',
+                )
+                ok = False
+        return ok
 
     def prepare_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
         """Ask each affected component whether it accepts the interface change."""
@@ -349,26 +359,34 @@ class ResourceManager:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
-            if result != ReturnType.OK:
+            if result is not ReturnType.OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     self._none_returned(managed, 'read')
                     continue
-                if result != ReturnType.ERROR:
+                if result is not ReturnType.ERROR:
                     self.log_rt(managed.logger, 'error', f'read() returned {result!r}: ERROR')
                 managed.read_errors += 1
                 failed.append(managed.name)
         return failed
 
     def write(
-        self, time: Any, period: Any, *, every_component: bool = False
+        self,
+        time: Any,
+        period: Any,
+        *,
+        every_component: bool = False,
+        progress: list[str] | None = None,
     ) -> tuple[list[str], list[str]]:
         """write() every active component due this cycle (all of them with
-        `every_component`); (names that failed, names that asked to deactivate)."""
+        `every_component`); (names that failed, names that asked to deactivate). The name
+        of each component is appended to `progress` before its write (the final write)."""
         failed: list[str] = []
         deactivate: list[str] = []
         for managed, every in self._writers:
             if every != 1 and self._cycle % every and not every_component:
                 continue
+            if progress is not None:
+                progress.append(managed.name)
             runner = managed.runner
             try:
                 if runner is None:
@@ -378,12 +396,14 @@ class ResourceManager:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
-            if result == ReturnType.DEACTIVATE:
+            if result is ReturnType.OK:
+                continue
+            if result is ReturnType.DEACTIVATE:
                 deactivate.append(managed.name)
             elif result is None:
                 self._none_returned(managed, 'write')
-            elif result != ReturnType.OK:
-                if result != ReturnType.ERROR:
+            else:
+                if result is not ReturnType.ERROR:
                     self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
                 managed.write_errors += 1
                 failed.append(managed.name)
@@ -401,6 +421,11 @@ class ResourceManager:
         state = managed.handle_error()
         self._refresh_loop_lists()
         return state
+
+    def invalidate_states(self, component: str) -> None:
+        """Every state interface of `component` reads NaN (it failed: its values are stale)."""
+        for handle in self.components[component].state_interfaces:
+            handle.value = math.nan
 
     def interfaces_of(self, component: str) -> tuple[list[str], list[str]]:
         """(command, state) interface names of hardware component `component`."""

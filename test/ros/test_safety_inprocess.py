@@ -1,6 +1,7 @@
 """The safety net in-process: failures are contained, hardware transitions never block the
 loop, fallbacks displace what holds their interfaces, every way out stops the robot."""
 
+import math
 import threading
 
 import pytest
@@ -81,7 +82,7 @@ def test_on_error_runs_off_the_loop_thread(harness):
 
 
 @pytest.mark.parametrize('fault', ['error', 'raise', 'bad_result'])
-def test_write_error_deactivates_the_controllers_using_the_component(harness, fault):
+def test_write_error_deactivates_the_controllers_commanding_the_component(harness, fault):
     sm = stepped(
         harness,
         {'Faulty': ({'write_fault_at': 4, 'write_fault': fault}, ['j1']), 'Healthy': ({}, ['j2'])},
@@ -93,8 +94,12 @@ def test_write_error_deactivates_the_controllers_using_the_component(harness, fa
         healthy = start(m, 'healthy', 'Commanding', interfaces=['j2/velocity'])
         sm.step(6)
         settle(sm)
-        assert m.state_of('cmd') == S.INACTIVE and m.state_of('reader') == S.INACTIVE
-        assert m.state_of('healthy') == S.ACTIVE and healthy.updates == 6
+        assert m.state_of('cmd') == S.INACTIVE and m.state_of('healthy') == S.ACTIVE
+        assert healthy.updates == 6
+        # a controller that only reads the failed component keeps running, reading NaN
+        assert m.state_of('reader') == S.ACTIVE
+        assert math.isnan(m.rm.state_interfaces['j1/position'].value)
+        assert not math.isnan(m.rm.state_interfaces['j2/position'].value)
         assert m.rm.components['Faulty'].state == S.UNCONFIGURED
         assert component(m, 'Faulty').writes == 4
     finally:
@@ -304,12 +309,13 @@ def test_shutdown_writes_the_stop_before_the_hardware_goes(harness, tmp_path):
     sm.step(3)
     hw = component(m, 'Arm')
     assert hw.last_write['j1/velocity'] == 1.5
-    held = hw.last_write['j2/position']
-    assert held == pytest.approx(0.06)  # on its way to 0.7 at the 2 rad/s limit
+    assert hw.last_write['j2/position'] == pytest.approx(0.06)  # to 0.7 at 2 rad/s
+    measured = m.rm.state_interfaces['j2/position'].value
+    assert measured == pytest.approx(0.04)  # the state lags the command by one cycle
     sm.shutdown()
     assert hw.writes == 4  # one final write after the controllers were deactivated
     assert hw.last_write['j1/velocity'] == 0.0  # velocity stopped
-    assert hw.last_write['j2/position'] == held  # position holds
+    assert hw.last_write['j2/position'] == measured  # position holds where it is
     assert m.rm.components['Arm'].state == S.FINALIZED
 
 
