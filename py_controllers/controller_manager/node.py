@@ -352,6 +352,7 @@ class ControllerManagerRuntime:
         """Stop the robot (every controller deactivated, hold values, one final write) and
         free the hardware; bounded (see Supervisor.shutdown)."""
         self.watchdog.stop()
+        self.node.get_logger().info('stopping the robot and shutting down')
         self.manager.shutdown(stop_loop=self.loop.stop)
         self.loop.stop(0.0)
         self.node_executors.stop_all()

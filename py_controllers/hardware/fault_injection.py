@@ -10,6 +10,7 @@ manager's safety net can be shown to hold (our fault suite and tests use it; so 
   read_fault_at / write_fault_at         the N-th read()/write() call fails (1-based; 0: never)
   read_fault / write_fault               error | raise | deactivate (write only) | bad_result
                                          | exit (raises SystemExit: escapes all containment)
+                                         | block (never returns: a dead bus; the watchdog's)
   on_error_result                        what on_error returns: success | failure | error |
                                          raise | any integer (e.g. 3, not a CallbackReturn)
   record_file                            JSON written on deactivate and shutdown: number of
@@ -19,7 +20,7 @@ Faults can also be injected while it runs, over ROS: give it a `<gpio name="faul
 command interfaces `read` and/or `write` and command them (a forward command controller
 on joint `faults`, interface `read`): when the value changes to a fault code, the next
 read()/write() fails that way once. Codes: 1 error, 2 raise, 3 bad_result, 4 exit,
-5 deactivate (write only).
+5 deactivate (write only), 6 block.
 """
 
 from __future__ import annotations
@@ -33,9 +34,17 @@ from typing import Any
 from py_controllers.hardware.mock_generic_system import GenericSystem
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
-_READ_FAULTS = ('error', 'raise', 'bad_result', 'exit')
+_READ_FAULTS = ('error', 'raise', 'bad_result', 'exit', 'block')
 _WRITE_FAULTS = (*_READ_FAULTS, 'deactivate')
-FAULT_CODES = {1.0: 'error', 2.0: 'raise', 3.0: 'bad_result', 4.0: 'exit', 5.0: 'deactivate'}
+FAULT_CODES = {
+    1.0: 'error',
+    2.0: 'raise',
+    3.0: 'bad_result',
+    4.0: 'exit',
+    5.0: 'deactivate',
+    6.0: 'block',
+}
+_NEVER = threading.Event()  # what a blocked read()/write() waits for
 _RESULTS = {'success': CallbackReturn.SUCCESS, 'failure': CallbackReturn.FAILURE}
 
 
@@ -153,4 +162,6 @@ def _fail(kind: str, where: str) -> Any:
         return ReturnType.DEACTIVATE
     if kind == 'bad_result':
         return 'not a return type'
+    if kind == 'block':
+        _NEVER.wait()
     return ReturnType.ERROR

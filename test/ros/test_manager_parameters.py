@@ -91,6 +91,8 @@ def test_controller_parameters_of_the_wrong_type_refuse_the_load(cm, parameter, 
         ('thread_priority', 1_000_000_000),
         ('joint_limits.joint1.max_velocity', 1.0),
         ('robot_description', '<robot name="other"/>'),
+        ('use_sim_time', True),  # the loop's clock and /clock are chosen at start
+        ('watchdog.periods', 3),
     ],
 )
 def test_manager_parameters_read_at_start_refuse_changes(cm, name, value):
