@@ -129,6 +129,16 @@ class BadReturn(Commanding):
         return 'done'
 
 
+class Returning(Commanding):
+    """Commanding whose update() returns `result` (set by the test), OK until then."""
+
+    result = ReturnType.OK
+
+    def update(self, time, period):
+        super().update(time, period)
+        return self.result
+
+
 class NoReturn(Commanding):
     """update() forgets to return: None, which the one rule takes as success."""
 
@@ -161,5 +171,13 @@ class CallbackBomb(ControllerInterface):
         raise ZeroDivisionError('service bug')
 
 
-for _cls in (Commanding, Reading, BadReturn, NoReturn, BadConfiguration, CallbackBomb):
+for _cls in (
+    Commanding,
+    Reading,
+    BadReturn,
+    Returning,
+    NoReturn,
+    BadConfiguration,
+    CallbackBomb,
+):
     plugins.register(plugins.CONTROLLERS_GROUP, f'safety/{_cls.__name__}', _cls)
