@@ -3,6 +3,8 @@ revolute joints, and controllers that misbehave in one named way each."""
 
 from __future__ import annotations
 
+import time
+
 from rclpy.parameter import Parameter
 from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
@@ -121,6 +123,15 @@ class Reading(ControllerInterface):
         return ReturnType.OK
 
 
+class SlowToAnswer(Reading):
+    """Reading whose interface configuration takes a millisecond: anyone walking the
+    controller table while asking it gives other threads time to change the table."""
+
+    def command_interface_configuration(self):
+        time.sleep(0.001)
+        return InterfaceConfiguration.none()
+
+
 class BadReturn(Commanding):
     """update() returns something that is not a ReturnType."""
 
@@ -174,6 +185,7 @@ class CallbackBomb(ControllerInterface):
 for _cls in (
     Commanding,
     Reading,
+    SlowToAnswer,
     BadReturn,
     Returning,
     NoReturn,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 from rclpy.parameter import Parameter
-from safety_rig import robot, start
+from safety_rig import robot, running_manager, start
 
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.hardware_interface.types import ReturnType
@@ -121,3 +121,36 @@ def test_none_is_success_with_a_warning(harness):
         assert math.isfinite(m.rm.command_interfaces['j1/velocity'].value)
     finally:
         sm.shutdown()
+
+
+def test_load_unload_storms_during_failures_never_kill_the_loop(harness):
+    # the loop's error handling walks the controller table while services load and unload
+    node = running_manager(harness, robot({'Arm': ({}, ['j1', 'j2'])}), update_rate=500)
+    m, stats = node.manager, node.loop.stats
+    try:
+        failing = start(m, 'failing', 'Returning', interfaces=['j1/velocity'])
+        m.node.set_parameters([Parameter('failing.fallback_controllers', value=['spare'])])
+        ok, _ = m.load_controller('spare', 'safety/Commanding')
+        assert ok and m.configure_controller('spare')[0]
+        assert harness.spin_until(lambda: stats.cycles > 10)
+        cycles0, failures, loaded = stats.cycles, 0, 0
+        while stats.cycles - cycles0 < 1000 and node.loop.failure is None:
+            if m.state_of('failing') == S.ACTIVE:
+                failing.result = ReturnType.ERROR  # fails in a cycle soon: 'spare' takes over
+            else:
+                failures += 1
+                failing.result = ReturnType.OK
+                m.switch_controller(['failing'], ['spare'], 1)
+            # three configured at any time: a walk of the table meets them while one goes
+            name = f'storm{loaded}'
+            ok, msg = m.load_controller(name, 'safety/SlowToAnswer')
+            assert ok, msg
+            assert m.configure_controller(name)[0]
+            if loaded >= 3:
+                assert m.unload_controller(f'storm{loaded - 3}')[0]
+            loaded += 1
+        assert node.loop.failure is None, node.loop.failure_traceback
+        assert node.loop.running
+        assert failures > 10 and loaded > 10, (failures, loaded)
+    finally:
+        node.shutdown()
