@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 from py_controllers.hardware.component_params import float_param
@@ -19,15 +20,18 @@ from py_controllers.hardware_interface.types import CallbackReturn, LifecycleSta
 _INF = math.inf
 
 
-def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
+def take_commands(
+    feeds: list[tuple[int, Any]], command: Any, log_rt: Callable[[str, str], None]
+) -> bool:
     """Copy claimed command handles into `command[i]`; NaN keeps the last value, an
-    infinite command is refused (False, logged): shared by the simulated components."""
+    infinite command is refused (False, logged through the loop-safe `log_rt`): shared by
+    the simulated components."""
     for i, handle in feeds:
         value = handle.value
         if value != value:  # NaN: keep the last command
             continue
         if value == _INF or value == -_INF:
-            log().error(f"'{handle.name}' is infinite; refusing to simulate it")
+            log_rt('error', f"'{handle.name}' is infinite; refusing to simulate it")
             return False
         command[i] = value
     return True
@@ -37,12 +41,14 @@ class OneCommandPerJoint:
     """Command mode switching for a component that drives each joint in one way at a time.
 
     Keeps `_claimed` (per joint: the claimed command kind, or None); a subclass provides
-    `_index` (joint name -> index), `_commandable(i, kind)` and `_log()`, and applies the
-    claims returned by `_claims_after` in its perform_command_mode_switch.
+    `_index` (joint name -> index) and `_commandable(i, kind)`, and applies the claims
+    returned by `_claims_after` in its perform_command_mode_switch. The mode switch runs
+    on the loop's side: it logs through `log_rt` (HardwareComponentInterface).
     """
 
     _claimed: list[str | None]
     _index: dict[str, int]
+    log_rt: Callable[[str, str], None]
 
     def _commandable(self, i: int, kind: str) -> bool:
         raise NotImplementedError
@@ -80,7 +86,7 @@ class OneCommandPerJoint:
         try:
             self._claims_after(start_interfaces, stop_interfaces)
         except ValueError as exc:
-            self._log().error(str(exc))
+            self.log_rt('error', str(exc))
             return ReturnType.ERROR
         return ReturnType.OK
 
@@ -138,7 +144,7 @@ class SimulatedComponent(SystemInterface):
 
     def read(self, time: Any, period: Any) -> ReturnType:
         """Take the claimed commands, integrate over `period`, report the new states."""
-        if not take_commands(self._feeds, self.dynamics.command, self._log):
+        if not take_commands(self._feeds, self.dynamics.command, self.log_rt):
             return ReturnType.ERROR
         if self.dynamics.advance_ns(period.nanoseconds):
             self._publish()

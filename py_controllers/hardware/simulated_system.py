@@ -330,7 +330,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
                 if value != value:  # NaN: no command yet, keep the state
                     continue
                 if math.isinf(value):
-                    self._log().error(f"'{command.name}' is infinite; refusing to simulate it")
+                    self.log_rt('error', f"'{command.name}' is infinite; refusing to simulate it")
                     return ReturnType.ERROR
                 state.value = value
         self._gpio_time_ns += period_ns
@@ -357,7 +357,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
         try:
             self._claimed = self._claims_after(start_interfaces, stop_interfaces)
         except ValueError as exc:
-            self._log().error(str(exc))
+            self.log_rt('error', str(exc))
             return ReturnType.ERROR
         self._sync()
         return ReturnType.OK
