@@ -110,12 +110,11 @@ class MujocoSimulation:
         """`drive` drives joint `i` from now on, aimed at standing still; a servo's integral
         starts where its output is what the actuator applies now, so nothing jumps."""
         old = self.drive[i]
-        integral = 0.0
         gains = drive.gains if drive is not None else None
-        if gains is not None and gains.i != 0.0 and old is not None:
-            if old.actuator == drive.actuator and old.output == drive.output:
-                integral = self.applied(i, old) / gains.i
-                integral = min(max(integral, -gains.i_clamp), gains.i_clamp)
+        integral = 0.0
+        if gains is not None and gains.i != 0.0 and _same_output(old, drive):
+            integral = self.applied(i, old) / gains.i
+            integral = min(max(integral, -gains.i_clamp), gains.i_clamp)
         self.drive[i] = drive
         self.target[i] = self.position(i) if drive and drive.kind == POSITION else 0.0
         self.integral[i] = integral
@@ -174,3 +173,10 @@ class MujocoSimulation:
         for _ in range(steps):
             self._apply_servos(dt_s)
             mujoco.mj_step(self.model, self.data)
+
+
+def _same_output(old: Drive | None, new: Drive | None) -> bool:
+    """Whether `new` drives the same actuator with the same kind of output as `old`."""
+    if old is None or new is None:
+        return False
+    return old.actuator == new.actuator and old.output == new.output

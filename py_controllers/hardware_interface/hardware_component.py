@@ -50,7 +50,9 @@ class HardwareComponentInterface:
     def log_rt(self, level: str, text: str) -> None:
         """Log from read(), write() or the command mode switch (the control loop's thread):
         the line is handed over, never written through rcl from the loop."""
-        logger = self.logger if self.logger is not None else logging.getLogger(type(self).__module__)
+        logger = self.logger
+        if logger is None:
+            logger = logging.getLogger(type(self).__module__)
         self.log_sink(logger, level, text)
 
     # --- lifecycle (override what you need) -------------------------------------
