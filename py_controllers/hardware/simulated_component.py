@@ -4,6 +4,9 @@ A subclass parses its description in `_configure_from` (ValueError for anything 
 builds `self.dynamics` (a `FixedStepIntegrator`) in on_configure, keeps `self._feeds`
 (joint index, command handle) in step with the claims in `_sync()`, and writes its states
 to the handles in `_publish()`. Physics advance in read(); write() has nothing to send.
+A joint whose claim ends goes back to what it does before any claim (the subclass's
+`_sync()`). What runs on the loop's side (read, write, the command mode switch) logs
+through `log_rt`, which the resource manager hands to the executor thread.
 """
 
 from __future__ import annotations
@@ -137,7 +140,7 @@ class SimulatedComponent(SystemInterface):
         return CallbackReturn.SUCCESS
 
     def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Ignore commands from now on."""
+        """Ignore commands from now on: every joint as before any claim."""
         self._active = False
         self._sync()
         return CallbackReturn.SUCCESS
