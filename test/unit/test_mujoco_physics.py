@@ -242,3 +242,19 @@ def test_arm6_servo_holds_home_against_gravity_and_the_wrist_weighs_the_gripper(
         assert arm.state_interfaces[f'{name}/effort'].value == pytest.approx(gravity, rel=1e-4)
     force = [arm.state_interfaces[f'wrist_ft/force.{a}'].value for a in 'xyz']
     assert math.hypot(*force) == pytest.approx(1.0 * G, rel=1e-4)  # the 1 kg gripper
+
+
+def test_claiming_the_servos_position_command_keeps_the_arm_where_its_hold_had_it():
+    # the other direction of the hand-over: a position controller claims the joints the
+    # servo holds; the servo's integral carries the gravity load on (a fresh one let the
+    # shoulder and elbow sag by about 10 mrad before it had grown again)
+    arm = arm_held_at_home()
+    names = [f'{name}/position' for name in ARM_JOINTS]
+    before = [arm.state_interfaces[n].value for n in names]
+    assert arm.perform_command_mode_switch(names, []) == ReturnType.OK  # NaN: hold
+    moved = [0.0] * len(names)
+    for _ in range(300):  # 3 s, the largest excursion of each joint
+        run(arm, 0.01, 10_000_000)
+        now = [arm.state_interfaces[n].value for n in names]
+        moved = [max(m, abs(q - q0)) for m, q, q0 in zip(moved, now, before)]
+    assert max(moved) < 1e-6, moved  # 10.8 mrad at the elbow with a fresh integral
