@@ -6,7 +6,8 @@ like motors (`diffbot_dynamics`): a first-order response to the command, velocit
 acceleration limits, an encoder that reports whole ticks and a noisy velocity reading.
 
 The wheels' command is 0 (brake to rest through the motor response) while no controller
-claims them or the component is not active. A NaN command keeps the last finite one
+claims them or the component is not active: before the first claim, and on release (a
+claim that ends, or the component deactivated). A NaN command keeps the last finite one
 (0 right after a claim starts); an infinite one makes read() return ERROR. Physics
 advance in read() over `period` in fixed steps of `sim_dt`; write() has nothing to send.
 

@@ -6,9 +6,9 @@ Each joint is a rigid body turning about its axis:
 
 `tau` is the motor effort, chosen by the joint's command mode:
 
-- passive (no controller claims the joint): tau = 0, the joint coasts under damping,
-  friction and gravity; with `holding_brake` it is held still instead, as a real arm's
-  brake holds a joint whose drive is off;
+- passive (no controller claims the joint, before the first claim and after a release):
+  tau = 0, the joint coasts under damping, friction and gravity; with `holding_brake` it
+  is held still instead, as a real arm's brake holds a joint whose drive is off;
 - effort: tau = the command, clipped to the effort limit;
 - velocity: an ideal inner velocity servo makes v follow the command as a first-order
   lag (time constant `velocity_time_constant_s`; 0 = immediate);

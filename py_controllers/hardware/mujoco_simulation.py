@@ -7,8 +7,15 @@ joint units. Native drives put their target into the actuator's `ctrl` (or into
     position servo   out = p (q* - q) + i integral(q* - q) dt - d dq/dt
     velocity servo   out = p (v* - v) + i integral(v* - v) dt
 
-with the integral clamped to +-i_clamp. To hold a joint is to keep its drive and aim it
-at where it is now (position) or at 0 (velocity, effort), with a fresh integral.
+with the integral clamped to +-i_clamp. Every change of a joint's drive or target (a hold,
+a claim starting, a release) is bumpless: the new drive is aimed at standing still (where
+the joint is now, or velocity/effort 0) and a servo's integral starts where its output
+equals what the actuator was applying (i integral = that output, within i_clamp; 0 before
+anything applied a force, or without i). So a servo taking over from an effort drive that
+held an arm against gravity carries the load from its first step instead of letting the
+arm sag until its integral has grown, and the integral then keeps correcting as it does
+before any claim. To release a joint is to go back to its hold drive (the one it uses
+before any claim) in that way.
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from typing import Any
 import mujoco
 
 from py_controllers.hardware.mujoco_model import (
+    EFFORT,
     POSITION,
     QFRC_APPLIED,
     Drive,
@@ -87,16 +95,39 @@ class MujocoSimulation:
 
     # --- drives ----------------------------------------------------------------------
     def hold(self, i: int) -> None:
-        """Aim joint `i`'s drive at standing still: here (position) or 0."""
-        drive = self.drive[i]
-        self.target[i] = self.position(i) if drive and drive.kind == POSITION else 0.0
-        self.integral[i] = 0.0
+        """Aim joint `i`'s drive at standing still: here (position) or 0; bumpless."""
+        self._take_over(i, self.drive[i])
+
+    def release(self, i: int) -> None:
+        """Joint `i` back on its hold drive (as before any claim), aimed at standing still."""
+        self._take_over(i, self.joints[i].hold_drive)
 
     def set_drive(self, i: int, kind: str) -> None:
         """Drive joint `i` by its `kind` command from now on, starting with a hold."""
-        self.drive[i] = self.joints[i].drives[kind]
-        self.hold(i)
+        self._take_over(i, self.joints[i].drives[kind])
+
+    def _take_over(self, i: int, drive: Drive | None) -> None:
+        """`drive` drives joint `i` from now on, aimed at standing still; a servo's integral
+        starts where its output is what the actuator applies now, so nothing jumps."""
+        old = self.drive[i]
+        gains = drive.gains if drive is not None else None
+        integral = 0.0
+        if gains is not None and gains.i != 0.0 and _same_output(old, drive):
+            integral = self.applied(i, old) / gains.i
+            integral = min(max(integral, -gains.i_clamp), gains.i_clamp)
+        self.drive[i] = drive
+        self.target[i] = self.position(i) if drive and drive.kind == POSITION else 0.0
+        self.integral[i] = integral
         self._refresh()
+
+    def applied(self, i: int, drive: Drive) -> float:
+        """What `drive` puts on joint `i` now, in its output's joint units (effort: the
+        generalized force after MuJoCo's ctrl and force ranges)."""
+        if drive.actuator == QFRC_APPLIED:
+            return float(self.data.qfrc_applied[self.joints[i].dof_adr])
+        if drive.output == EFFORT:
+            return float(self.data.actuator_force[drive.actuator]) * drive.gear
+        return float(self.data.ctrl[drive.actuator]) / drive.gear
 
     def _refresh(self) -> None:
         self._servos = [i for i, d in enumerate(self.drive) if d is not None and d.gains]
@@ -142,3 +173,10 @@ class MujocoSimulation:
         for _ in range(steps):
             self._apply_servos(dt_s)
             mujoco.mj_step(self.model, self.data)
+
+
+def _same_output(old: Drive | None, new: Drive | None) -> bool:
+    """Whether `new` drives the same actuator with the same kind of output as `old`."""
+    if old is None or new is None:
+        return False
+    return old.actuator == new.actuator and old.output == new.output

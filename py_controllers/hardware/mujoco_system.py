@@ -24,11 +24,14 @@ its initial position, over the keyframe. States: position, velocity, effort (gen
 force of its actuator plus qfrc_applied), acceleration.
 
 Command modes. A joint is driven by the command interface a controller claims on it (one
-at a time). A joint whose command nobody claims, any joint while the component is not
-active, and every joint right after its claim starts or stops holds (`mujoco_simulation`):
-position commands hold where the joint is, velocity and effort commands go to 0. Before
-any claim a joint holds with the first of position, velocity, effort it has (without
-command interfaces: with its actuator's own kind; a joint with neither is passive). NaN
+at a time), starting with a hold: position commands hold where the joint is, velocity
+and effort commands at 0, until the controller's first command. Before any claim a joint
+holds with its hold drive: the first of position, velocity, effort it has (without
+command interfaces: its actuator's own kind; a joint with neither is passive); the arm's
+position servo, for one. Hold on release: a joint whose claim ends (stopped in a command
+mode switch, or the component deactivated) goes back to that hold drive, aimed at where
+it is, bumplessly (`mujoco_simulation`): a servo starts from the force the actuator was
+applying, so an arm released mid-pose keeps its gravity load carried and stays put. NaN
 commands keep the last target; an infinite one makes write() return ERROR.
 
 Physics advance in read(); write() takes the claimed commands. `simulation_time_ns()` is
@@ -97,6 +100,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         self.viewer: Any = None
         self._active = False
         self._claimed: list[str | None] = []  # per joint: the claimed command kind
+        self._driving: list[str | None] = []  # per joint: the kind driving it, None: its hold
         self._feeds: list[tuple[int, Handle]] = []  # (joint index, claimed command handle)
 
     # --- the description ----------------------------------------------------------------
@@ -169,6 +173,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         self._diverged = self.sim.diverged
         self._index = {b.name: i for i, b in enumerate(self.bindings)}
         self._claimed = [None] * len(self.bindings)
+        self._driving = [None] * len(self.bindings)
         self._feeds = []
         readers = {
             'position': self.sim.position,
@@ -214,17 +219,15 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         """Let the claimed command interfaces drive their joints."""
         self._active = True
         self._wall_ns = None
-        self._sync_feeds()
+        self._sync_drives()
         return CallbackReturn.SUCCESS
 
     def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Hold every joint: position where it is, velocity and effort at 0."""
+        """Every joint back on its hold, bumpless (as on a release); pushes off."""
         self._active = False
         if self.sim is not None:
-            for i in range(len(self.bindings)):
-                self.sim.hold(i)
             self.sim.data.xfrc_applied[:] = 0.0
-        self._sync_feeds()
+        self._sync_drives()
         return CallbackReturn.SUCCESS
 
     # --- command modes ----------------------------------------------------------------
@@ -234,36 +237,40 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
     def perform_command_mode_switch(
         self, start_interfaces: list[str], stop_interfaces: list[str]
     ) -> ReturnType:
-        """Drive each joint by its newly claimed kind; joints whose claim changed hold."""
+        """Drive each joint by its newly claimed kind; a released joint goes back to its
+        hold (see the module docstring)."""
         try:
-            claimed = self._claims_after(start_interfaces, stop_interfaces)
+            self._claimed = self._claims_after(start_interfaces, stop_interfaces)
         except ValueError as exc:
-            self._log().error(str(exc))
+            self.log_rt('error', str(exc))
             return ReturnType.ERROR
-        for i, (old, new) in enumerate(zip(self._claimed, claimed, strict=True)):
-            if old == new or self.sim is None:
-                continue
-            if new is None:
-                self.sim.hold(i)
-            else:
-                self.sim.set_drive(i, new)
-        self._claimed = claimed
-        self._sync_feeds()
+        self._sync_drives()
         return ReturnType.OK
 
-    def _sync_feeds(self) -> None:
-        """The (joint index, command handle) pairs write() takes while active."""
+    def _sync_drives(self) -> None:
+        """Each joint on the drive of its claim while active, else on its hold drive; a
+        joint whose drive changes takes over bumplessly. Then the feeds write() takes."""
+        sim = self.sim
+        for i, claimed in enumerate(self._claimed):
+            wanted = claimed if self._active else None
+            if sim is None or wanted == self._driving[i]:
+                continue
+            if wanted is None:
+                sim.release(i)
+            else:
+                sim.set_drive(i, wanted)
+            self._driving[i] = wanted
         self._feeds = [
             (i, self.command_interfaces[f'{self.bindings[i].name}/{kind}'])
-            for i, kind in enumerate(self._claimed)
-            if kind is not None and self._active
+            for i, kind in enumerate(self._driving)
+            if kind is not None
         ]
 
     # --- the loop -----------------------------------------------------------------------
     def write(self, time: Any, period: Any) -> ReturnType:
         """Take the claimed commands as the joints' targets (while active)."""
         active = self._active and self.sim is not None
-        if active and not take_commands(self._feeds, self.sim.target, self._log):
+        if active and not take_commands(self._feeds, self.sim.target, self.log_rt):
             return ReturnType.ERROR
         if active:
             for row, column, command, _ in self._pushes:
@@ -284,7 +291,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
             sim.step(steps)
         if sim.diverged != self._diverged:
             self._diverged = sim.diverged
-            self._log().error('the MuJoCo simulation diverged (bad acceleration) and was reset')
+            self.log_rt('error', 'the MuJoCo simulation diverged (bad acceleration) and was reset')
             return ReturnType.ERROR
         self._publish()
         if self.viewer is not None:

@@ -4,12 +4,16 @@ A subclass parses its description in `_configure_from` (ValueError for anything 
 builds `self.dynamics` (a `FixedStepIntegrator`) in on_configure, keeps `self._feeds`
 (joint index, command handle) in step with the claims in `_sync()`, and writes its states
 to the handles in `_publish()`. Physics advance in read(); write() has nothing to send.
+A joint whose claim ends goes back to what it does before any claim (the subclass's
+`_sync()`). What runs on the loop's side (read, write, the command mode switch) logs
+through `log_rt`, which the resource manager hands to the executor thread.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 from py_controllers.hardware.component_params import float_param
@@ -19,15 +23,18 @@ from py_controllers.hardware_interface.types import CallbackReturn, LifecycleSta
 _INF = math.inf
 
 
-def take_commands(feeds: list[tuple[int, Any]], command: Any, log: Any) -> bool:
+def take_commands(
+    feeds: list[tuple[int, Any]], command: Any, log_rt: Callable[[str, str], None]
+) -> bool:
     """Copy claimed command handles into `command[i]`; NaN keeps the last value, an
-    infinite command is refused (False, logged): shared by the simulated components."""
+    infinite command is refused (False, logged through the loop-safe `log_rt`): shared by
+    the simulated components."""
     for i, handle in feeds:
         value = handle.value
         if value != value:  # NaN: keep the last command
             continue
         if value == _INF or value == -_INF:
-            log().error(f"'{handle.name}' is infinite; refusing to simulate it")
+            log_rt('error', f"'{handle.name}' is infinite; refusing to simulate it")
             return False
         command[i] = value
     return True
@@ -37,12 +44,14 @@ class OneCommandPerJoint:
     """Command mode switching for a component that drives each joint in one way at a time.
 
     Keeps `_claimed` (per joint: the claimed command kind, or None); a subclass provides
-    `_index` (joint name -> index), `_commandable(i, kind)` and `_log()`, and applies the
-    claims returned by `_claims_after` in its perform_command_mode_switch.
+    `_index` (joint name -> index) and `_commandable(i, kind)`, and applies the claims
+    returned by `_claims_after` in its perform_command_mode_switch. The mode switch runs
+    on the loop's side: it logs through `log_rt` (HardwareComponentInterface).
     """
 
     _claimed: list[str | None]
     _index: dict[str, int]
+    log_rt: Callable[[str, str], None]
 
     def _commandable(self, i: int, kind: str) -> bool:
         raise NotImplementedError
@@ -80,7 +89,7 @@ class OneCommandPerJoint:
         try:
             self._claims_after(start_interfaces, stop_interfaces)
         except ValueError as exc:
-            self._log().error(str(exc))
+            self.log_rt('error', str(exc))
             return ReturnType.ERROR
         return ReturnType.OK
 
@@ -131,14 +140,14 @@ class SimulatedComponent(SystemInterface):
         return CallbackReturn.SUCCESS
 
     def on_deactivate(self, previous_state: LifecycleStateId) -> CallbackReturn:
-        """Ignore commands from now on."""
+        """Ignore commands from now on: every joint as before any claim."""
         self._active = False
         self._sync()
         return CallbackReturn.SUCCESS
 
     def read(self, time: Any, period: Any) -> ReturnType:
         """Take the claimed commands, integrate over `period`, report the new states."""
-        if not take_commands(self._feeds, self.dynamics.command, self._log):
+        if not take_commands(self._feeds, self.dynamics.command, self.log_rt):
             return ReturnType.ERROR
         if self.dynamics.advance_ns(period.nanoseconds):
             self._publish()

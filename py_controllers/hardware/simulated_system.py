@@ -11,6 +11,10 @@ joint nobody claims, or any joint while the component is not active, is passive:
 motor effort, so it coasts to rest under damping and friction (and sags under gravity),
 unless it has a holding brake, which keeps it still until a controller claims it.
 
+Hold on release: a joint whose claim ends (stopped in a command mode switch, or the
+component deactivated) goes back to that pre-claim behaviour at once: with a holding
+brake it stands still where it is (the demo arm: no sag), without one it is passive.
+
 NaN commands mean "no command yet": the joint keeps the last finite command of its mode,
 and right after its mode starts that is a hold (position: where it is; velocity: 0;
 effort: 0). An infinite command makes read() return ERROR.
@@ -330,7 +334,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
                 if value != value:  # NaN: no command yet, keep the state
                     continue
                 if math.isinf(value):
-                    self._log().error(f"'{command.name}' is infinite; refusing to simulate it")
+                    self.log_rt('error', f"'{command.name}' is infinite; refusing to simulate it")
                     return ReturnType.ERROR
                 state.value = value
         self._gpio_time_ns += period_ns
@@ -357,7 +361,7 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
         try:
             self._claimed = self._claims_after(start_interfaces, stop_interfaces)
         except ValueError as exc:
-            self._log().error(str(exc))
+            self.log_rt('error', str(exc))
             return ReturnType.ERROR
         self._sync()
         return ReturnType.OK

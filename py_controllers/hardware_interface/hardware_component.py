@@ -7,11 +7,14 @@ override `export_state_interfaces()` / `export_command_interfaces()` to add more
 
 from __future__ import annotations
 
+import logging
 import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.realtime_tools.deferred import log_at
 
 if TYPE_CHECKING:
     from py_controllers.hardware_interface.component_info import HardwareInfo
@@ -40,6 +43,17 @@ class HardwareComponentInterface:
         self.state_interfaces: dict[str, StateInterface] = {}
         self.command_interfaces: dict[str, CommandInterface] = {}
         self.logger: Any = None
+        # where log_rt() lines go, (logger, level, text): the resource manager hands them to
+        # the executor thread; a component used alone (tests, tools) logs at once
+        self.log_sink: Callable[[Any, str, str], None] = log_at
+
+    def log_rt(self, level: str, text: str) -> None:
+        """Log from read(), write() or the command mode switch (the control loop's thread):
+        the line is handed over, never written through rcl from the loop."""
+        logger = self.logger
+        if logger is None:
+            logger = logging.getLogger(type(self).__module__)
+        self.log_sink(logger, level, text)
 
     # --- lifecycle (override what you need) -------------------------------------
     def on_init(self, info: HardwareInfo) -> CallbackReturn:

@@ -81,6 +81,7 @@ class ResourceManager:
         if info.name in self.components:
             raise ValueError(f"a hardware component named '{info.name}' is already loaded")
         component.logger = _child_logger(self.logger, info.name)
+        component.log_sink = lambda logger, level, text: self.log_rt(logger, level, text)
         if info.rw_rate > self.update_rate:
             component.logger.warning(
                 f"rw_rate {info.rw_rate} Hz is above the manager's update rate; "

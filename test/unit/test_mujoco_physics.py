@@ -131,6 +131,62 @@ def test_position_servo_holds_against_gravity_with_the_error_its_p_gain_predicts
     assert pendulum.state_interfaces['swing/effort'].value == pytest.approx(weight_torque, rel=1e-6)
 
 
+# --- hold on release: the servo takes over bumplessly ----------------------------------------
+HANDOVER_Q = 0.5  # rad out from hanging: the motor carries m g l sin(0.5) = 4.703 Nm
+
+
+def pendulum_in_effort(i_clamp: float) -> MujocoSystem:
+    """The pendulum at 0.5 rad, its effort claimed and set to the exact holding torque;
+    its hold (before any claim and after) is the position servo p 100, i 200, d 10."""
+    pendulum = start(
+        pendulum_urdf(
+            '<param name="p">100</param><param name="i">200</param><param name="d">10</param>'
+            f'<param name="i_clamp">{i_clamp}</param>'
+            '<command_interface name="effort"/><command_interface name="position"/>'
+            f'<state_interface name="position"><param name="initial_value">{HANDOVER_Q}'
+            '</param></state_interface><state_interface name="velocity"/>'
+            '<state_interface name="effort"/>'
+        )
+    )
+    assert pendulum.perform_command_mode_switch(['swing/effort'], []) == ReturnType.OK
+    pendulum.set_command('swing/effort', MASS * G * LENGTH * math.sin(HANDOVER_Q))
+    assert pendulum.write(NOW, Duration(nanoseconds=1_000_000)) == ReturnType.OK  # as update
+    run(pendulum, 0.5, 1_000_000)
+    assert pendulum.state_interfaces['swing/position'].value == pytest.approx(HANDOVER_Q, abs=1e-9)
+    return pendulum
+
+
+def release(pendulum: MujocoSystem, how: str) -> None:
+    if how == 'switch':  # the controller's claim ends (deactivate, unspawn, error, ...)
+        assert pendulum.perform_command_mode_switch([], ['swing/effort']) == ReturnType.OK
+    else:  # the component itself is deactivated
+        assert pendulum.on_deactivate(S.ACTIVE) == CallbackReturn.SUCCESS
+
+
+@pytest.mark.parametrize('how', ['switch', 'deactivate'])
+def test_released_joint_goes_back_to_its_servo_without_a_jump(how):
+    # at the hand-over e = 0 and v = 0, so the servo's first output is i * integral: the
+    # integral starts at 4.703 / 200 = 0.0235 rad s (inside i_clamp 0.1), its output at
+    # the 4.703 Nm the motor was applying; a fresh integral would drop it to 0 and the bob
+    # would fall until p e + i integral caught up
+    torque = MASS * G * LENGTH * math.sin(HANDOVER_Q)
+    pendulum = pendulum_in_effort(i_clamp=0.1)
+    release(pendulum, how)
+    run(pendulum, 0.001, 1_000_000)  # one physics step under the servo
+    assert pendulum.sim.data.ctrl[0] == pytest.approx(torque, abs=1e-9)  # 4.7031 Nm
+    assert pendulum.state_interfaces['swing/effort'].value == pytest.approx(torque, abs=1e-9)
+    run(pendulum, 3.0, 10_000_000)
+    assert pendulum.state_interfaces['swing/position'].value == pytest.approx(HANDOVER_Q, abs=1e-9)
+
+
+def test_the_carried_output_stops_at_the_servos_integral_limit():
+    # i_clamp 0.01 rad s: the integral carries at most i * i_clamp = 2 Nm of the 4.703
+    pendulum = pendulum_in_effort(i_clamp=0.01)
+    release(pendulum, 'switch')
+    run(pendulum, 0.001, 1_000_000)
+    assert pendulum.sim.data.ctrl[0] == pytest.approx(200 * 0.01, abs=1e-9)
+
+
 # --- arm6: the model and its URDF ------------------------------------------------------------
 ARM_XML, ARM_URDF = MUJOCO / 'arm6.xml', MUJOCO / 'arm6.urdf'
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
@@ -186,3 +242,19 @@ def test_arm6_servo_holds_home_against_gravity_and_the_wrist_weighs_the_gripper(
         assert arm.state_interfaces[f'{name}/effort'].value == pytest.approx(gravity, rel=1e-4)
     force = [arm.state_interfaces[f'wrist_ft/force.{a}'].value for a in 'xyz']
     assert math.hypot(*force) == pytest.approx(1.0 * G, rel=1e-4)  # the 1 kg gripper
+
+
+def test_claiming_the_servos_position_command_keeps_the_arm_where_its_hold_had_it():
+    # the other direction of the hand-over: a position controller claims the joints the
+    # servo holds; the servo's integral carries the gravity load on (a fresh one let the
+    # shoulder and elbow sag by about 10 mrad before it had grown again)
+    arm = arm_held_at_home()
+    names = [f'{name}/position' for name in ARM_JOINTS]
+    before = [arm.state_interfaces[n].value for n in names]
+    assert arm.perform_command_mode_switch(names, []) == ReturnType.OK  # NaN: hold
+    moved = [0.0] * len(names)
+    for _ in range(300):  # 3 s, the largest excursion of each joint
+        run(arm, 0.01, 10_000_000)
+        now = [arm.state_interfaces[n].value for n in names]
+        moved = [max(m, abs(q - q0)) for m, q, q0 in zip(moved, now, before)]
+    assert max(moved) < 1e-6, moved  # 10.8 mrad at the elbow with a fresh integral

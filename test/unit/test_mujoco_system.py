@@ -275,7 +275,9 @@ def test_a_push_gpio_on_an_unknown_body_or_axis_fails_on_init(caplog):
 
 
 # --- command modes and holding --------------------------------------------------------------
-def test_deactivation_holds_position_and_zeroes_effort():
+def test_deactivation_puts_every_joint_back_on_its_hold():
+    """joint1 (position actuator) holds where it is; joint2, pushed in effort, goes back to
+    its position servo (its hold before any claim), aimed at where it was released."""
     arm = start(arm_info())
     claim(arm, 'joint1/position', 'joint2/effort')
     arm.set_command('joint1/position', 1.0)
@@ -285,10 +287,12 @@ def test_deactivation_holds_position_and_zeroes_effort():
     assert state(arm, 'joint2/effort') == pytest.approx(0.05)
     assert arm.on_deactivate(S.ACTIVE) == CallbackReturn.SUCCESS
     held = state(arm, 'joint1/position')
+    released = state(arm, 'joint2/position')  # swinging at about -7 rad/s
     run(arm, 5)  # write() of an inactive component takes no command
     run(arm, 300)
     assert state(arm, 'joint1/position') == pytest.approx(held, abs=0.02)
-    assert state(arm, 'joint2/effort') == 0.0
+    assert state(arm, 'joint2/position') == pytest.approx(released, abs=1e-6)
+    assert state(arm, 'joint2/effort') == pytest.approx(0.0, abs=1e-6)  # no load in the plane
 
 
 def test_nan_command_holds_and_infinite_command_is_an_error():

@@ -107,3 +107,30 @@ def test_failing_lifecycle_callback_keeps_state():
     assert not rm.set_component_state('breaks', S.ACTIVE)
     assert rm.components['breaks'].state == S.UNCONFIGURED  # on_error succeeded
     assert rm.components['refuses'].component.write(None, PERIOD) == ReturnType.OK
+
+
+# --- what components log from the loop goes through the manager's hand-over -----------------
+@pytest.mark.parametrize(
+    ('urdf', 'component', 'command'),
+    [
+        ('demo_robot.urdf', 'ArmSystem', 'joint1/effort'),  # SimulatedSystem: read() refuses
+        ('mujoco/two_link_arm.urdf', 'MujocoArm', 'joint2/effort'),  # MujocoSystem: write()
+    ],
+)
+def test_simulated_components_log_from_the_loop_through_log_rt(urdf, component, command):
+    rm = ResourceManager(update_rate=100)
+    rm.load_urdf((CONFIG / urdf).read_text())
+    lines = []  # what the manager would hand to the executor: (logger, level, text)
+    rm.log_rt = lambda logger, level, text: lines.append((logger, level, text))
+    assert rm.set_component_state(component, S.ACTIVE)
+    joint, _, _ = command.partition('/')
+    # a mode switch it refuses, then an infinite command: both logged from the loop's side
+    assert not rm.prepare_command_mode_switch([command, f'{joint}/position'], [])
+    assert rm.perform_command_mode_switch([command], [])
+    rm.command_interfaces[command].value = math.inf
+    failed = rm.read(None, PERIOD) + rm.write(None, PERIOD)[0]
+    assert failed == [component]
+    logger = rm.components[component].component.logger
+    texts = [text for who, level, text in lines if who is logger and level == 'error']
+    assert any(f"joint '{joint}': cannot command" in text for text in texts), lines
+    assert f"'{command}' is infinite; refusing to simulate it" in texts, lines
