@@ -168,7 +168,8 @@ class Supervisor:
 
     # --- every way out ----------------------------------------------------------------
     def final_write(self) -> list[str]:
-        """write() every active component once, outside the loop; names that failed."""
+        """write() every active component once, outside the loop, async ones included
+        (their threads stopped first, 1 s at most for all); names that failed."""
         cm = self.cm
         if not cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S):
             cm.logger.error('final write skipped: the control cycle did not finish')
@@ -176,7 +177,7 @@ class Supervisor:
         try:
             now = cm.node.get_clock().now()
             period = Duration(nanoseconds=round(1e9 / cm.update_rate))
-            failed, _ = cm.rm.write(now, period, every_component=True)
+            failed = cm.rm.final_write(now, period, timeout_s=1.0)
         finally:
             cm.cycle_lock.release()
         for name in failed:
