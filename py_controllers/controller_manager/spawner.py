@@ -141,8 +141,7 @@ def _controller_names(value: Any, where: str) -> list[str]:
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
     raise ParameterFileError(
-        f"{where}: '{FALLBACKS}' must be a list of controller names (e.g. [name]), "
-        f'got {value!r}'
+        f"{where}: '{FALLBACKS}' must be a list of controller names (e.g. [name]), got {value!r}"
     )
 
 
