@@ -113,7 +113,7 @@ class HardwareTransitions:
         error: BaseException | None = None
         try:
             runner = managed.runner
-            if runner is not None and not runner.wait_idle(self.idle_wait_s):
+            if runner is not None and not runner.prepare_transition(self.idle_wait_s):
                 raise TransitionBusyError(
                     f"hardware '{managed.name}': its read()/write() is still under way after "
                     f'{self.idle_wait_s:.1f} s: {what} not started'

@@ -21,8 +21,10 @@ Who touches which handle, so that the loop and the thread never race on one:
   tuple; at its read step the loop copies the newest one into its state copies;
 - tuples are swapped by a single reference assignment (atomic), so neither side waits;
 - the component's own handles are touched outside a run only while none is under way and
-  none can start: at the end of a lifecycle transition (`adopt_component_values`: what
-  on_activate & co. set becomes the loop's) and in the final write (`write_now`).
+  none can start (the component busy, or the thread stopped): around a lifecycle
+  transition, as if the handles were shared (`prepare_transition`: the loop's commands,
+  hold values included, go to the component; `adopt_component_values`: what on_activate &
+  co. set becomes the loop's), and in the final write (`write_now`).
 """
 
 from __future__ import annotations
@@ -118,6 +120,37 @@ class AsyncComponent:
         """Wait at most `timeout_s` until no run is under way; False if one still is."""
         with self._idle:
             return self._idle.wait_for(lambda: not self._running, max(0.0, timeout_s))
+
+    def prepare_transition(self, timeout_s: float) -> bool:
+        """Start of a lifecycle transition (component busy): wait at most `timeout_s` for a
+        run under way, then give the component the loop's command values. False (nothing
+        done) if the run has not ended."""
+        with self._idle:
+            if not self._idle.wait_for(lambda: not self._running, max(0.0, timeout_s)):
+                return False
+            for own, loop in zip(self.managed.command_interfaces, self.loop_commands, strict=True):
+                own.value = loop.value
+            return True
+
+    def set_state(self, target: LifecycleStateId, timeout_s: float) -> bool:
+        """Drive the component to `target` in the caller's thread (the resource manager's
+        synchronous path, at start): busy meanwhile, after a run under way ended (at most
+        `timeout_s`, else False and logged)."""
+        managed = self.managed
+        managed.busy = True  # a detached thread starts no run meanwhile
+        try:
+            if not self.prepare_transition(timeout_s):
+                self._log(
+                    'error',
+                    f'read/write still under way after {timeout_s:.1f} s: '
+                    f'not driven to {target.label}',
+                )
+                return False
+            ok = managed.set_state(target)
+            self.adopt_component_values()
+            return ok
+        finally:
+            managed.busy = False
 
     def adopt_component_values(self) -> bool:
         """End of a lifecycle transition (component busy): the component's state and

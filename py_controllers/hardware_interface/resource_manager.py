@@ -28,6 +28,7 @@ from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.realtime_tools.deferred import log_at
 
 S = LifecycleStateId
+ASYNC_IDLE_WAIT_S = 2.0  # set_component_state: the longest wait for an async run to end
 
 
 class ClaimError(RuntimeError):
@@ -148,11 +149,17 @@ class ResourceManager:
 
     # --- component lifecycle ----------------------------------------------------------
     def set_component_state(self, name: str, target: LifecycleStateId) -> bool:
-        """Drive component `name` to `target`; False if unknown or a transition failed."""
+        """Drive component `name` to `target` in the caller's thread (at start, the loop not
+        running yet); False if unknown or a transition failed. An async component is busy
+        meanwhile, after its run under way ended (at most ASYNC_IDLE_WAIT_S)."""
         managed = self.components.get(name)
         if managed is None:
             return False
-        ok = managed.set_state(target)
+        runner = managed.runner
+        if runner is None:
+            ok = managed.set_state(target)
+        else:
+            ok = runner.set_state(target, ASYNC_IDLE_WAIT_S)
         self._refresh_loop_lists()
         return ok
 

@@ -139,6 +139,26 @@ def test_the_final_write_reaches_an_async_component_with_the_hold_values(harness
     assert thread == threading.get_ident()  # the final write, from the shutdown's thread
 
 
+def test_an_async_component_active_again_gets_the_hold_not_the_last_command(harness):
+    # one run every 50 cycles: no run between the hold and the transition hands it over
+    node = running_manager(harness, async_robot(rw_rate=2))
+    try:
+        m = node.manager
+        slow = m.rm.components['Slow'].component
+        start(m, 'cmd', interfaces=['j1/velocity'], value=1.0)
+        assert harness.spin_until(lambda: any(v == 1.0 for v, _, _ in slow.written))
+        for target in (S.INACTIVE, S.ACTIVE):  # its controller is deactivated: velocity 0
+            outcome = m.supervisor.request_hardware_state('Slow', target)
+            assert harness.spin_until(outcome.done)
+            assert outcome.result() == (True, target)
+        count = len(slow.written)
+        assert harness.spin_until(lambda: len(slow.written) >= count + 2)
+        assert [v for v, _, _ in slow.written[count:]] == [0.0] * (len(slow.written) - count)
+        assert m.rm.command_interfaces['j1/velocity'].value == 0.0
+    finally:
+        node.shutdown()
+
+
 def test_a_transition_does_not_start_while_a_detached_read_is_under_way(harness):
     node = running_manager(harness, async_robot('detached'))
     try:
