@@ -6,6 +6,11 @@ the component is marked busy, so the loop skips it, nobody can claim its interfa
 rest of the robot keeps its rate. The cycle lock is held only to mark the component busy and
 to put it back, never while the transition runs. Starting one never blocks the caller (the
 loop may start one): a dispatcher thread creates the transition threads.
+
+An `is_async` component's thread may be inside a read()/write() when the transition starts
+(it starts no new run once the component is busy): the transition waits for that run at
+most `idle_wait_s` (2 s by default) and fails with TransitionBusyError if it has not ended,
+so no lifecycle hook ever runs beside the component's read()/write().
 """
 
 from __future__ import annotations
@@ -22,7 +27,10 @@ from py_controllers.hardware_interface.resource_manager import ResourceManager
 
 
 class TransitionBusyError(RuntimeError):
-    """The component is already inside a transition."""
+    """The component is already inside a transition, or inside a read()/write()."""
+
+
+IDLE_WAIT_S = 2.0  # the longest a transition waits for an async read()/write() to end
 
 
 class HardwareTransitions:
@@ -44,6 +52,7 @@ class HardwareTransitions:
         self._running: dict[str, threading.Thread | None] = {}
         self._lock = threading.Lock()
         self._closed = False
+        self.idle_wait_s = IDLE_WAIT_S
         self._dispatcher = threading.Thread(
             target=self._dispatch, name='hw_transitions', daemon=True
         )
@@ -103,8 +112,12 @@ class HardwareTransitions:
         result: Any = None
         error: BaseException | None = None
         try:
-            if managed.runner is not None:  # an async read/write may still be under way
-                managed.runner.wait_idle()
+            runner = managed.runner
+            if runner is not None and not runner.prepare_transition(self.idle_wait_s):
+                raise TransitionBusyError(
+                    f"hardware '{managed.name}': its read()/write() is still under way after "
+                    f'{self.idle_wait_s:.1f} s: {what} not started'
+                )
             result = work(managed)
         except BaseException as exc:  # user code: reported through the future, never lost
             error = exc

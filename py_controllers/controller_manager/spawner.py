@@ -131,6 +131,20 @@ class MissingNamespaceError(ValueError):
     """A parameter file names a controller without the namespace it is spawned in."""
 
 
+class ParameterFileError(ValueError):
+    """A parameter file gives a value the manager cannot take (the message says which)."""
+
+
+def _controller_names(value: Any, where: str) -> list[str]:
+    """`fallback_controllers` from a parameter file: a list of names, as the manager
+    declares it (upstream: a string array); anything else raises ParameterFileError."""
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ParameterFileError(
+        f"{where}: '{FALLBACKS}' must be a list of controller names (e.g. [name]), got {value!r}"
+    )
+
+
 def _sections_for(data: dict, controller: str, namespace: str = '/') -> list[dict]:
     """The ros__parameters sections for `controller` (spawned in `namespace`) in a
     parameter file, in the order upstream's spawner looks a parameter up in them (empty
@@ -187,7 +201,9 @@ def manager_parameters(
             values[f'{controller}.type'] = str(type_name)
         fallbacks = next((sec[FALLBACKS] for sec in sections if FALLBACKS in sec), None)
         if fallbacks is not None:
-            values[f'{controller}.{FALLBACKS}'] = [str(n) for n in fallbacks]
+            values[f'{controller}.{FALLBACKS}'] = _controller_names(
+                fallbacks, f"parameter file '{path}', controller '{controller}'"
+            )
     if files:
         values[f'{controller}.params_file'] = files
     if args.controller_type:
@@ -325,7 +341,7 @@ def spawn(spawner: Spawner, stop: SignalStop) -> int:
     try:
         if not spawner.run():
             return 1
-    except (ServiceError, FileNotFoundError) as exc:
+    except (ServiceError, FileNotFoundError, ParameterFileError) as exc:
         log.error(str(exc))
         return 1
     except Interrupted as exc:

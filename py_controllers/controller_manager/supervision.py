@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 S = LifecycleStateId
 LOCK_TIMEOUT_S = 2.0
 FINAL_WRITE_TIMEOUT_S = 1.0
-HARDWARE_SHUTDOWN_TIMEOUT_S = 3.0
+HARDWARE_SHUTDOWN_TIMEOUT_S = 6.0  # the resource manager bounds its own wait at 5 s
 
 
 class Supervisor:
@@ -174,8 +174,9 @@ class Supervisor:
 
     # --- every way out ----------------------------------------------------------------
     def final_write(self, *, timeout_s: float = FINAL_WRITE_TIMEOUT_S) -> list[str]:
-        """write() every active component once, outside the loop, within `timeout_s`; the
-        names that failed (or were still writing when the time ran out)."""
+        """write() every active component once, outside the loop, async ones included
+        (their threads stopped first), within `timeout_s`; the names that failed (or were
+        still writing when the time ran out)."""
         cm = self.cm
         locked = cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
         if not locked:
@@ -185,7 +186,7 @@ class Supervisor:
             now = cm.node.get_clock().now()
             period = Duration(nanoseconds=round(1e9 / cm.update_rate))
             done, result = run_bounded(
-                lambda: cm.rm.write(now, period, every_component=True, progress=current),
+                lambda: cm.rm.final_write(now, period, timeout_s, progress=current),
                 timeout_s,
                 'final_write',
             )
@@ -199,7 +200,7 @@ class Supervisor:
         if isinstance(result, BaseException):
             cm.logger.error(f'final write failed: {result!r}')
             return list(cm.rm.components)
-        failed, _ = result
+        failed = result
         for name in failed:
             cm.logger.error(f"hardware '{name}': the final write() failed")
         return failed

@@ -2,12 +2,14 @@
 interfaces and the bookkeeping the manager needs.
 
 Every hook is user code: an exception or a result that is not a CallbackReturn (or
-None/True/False) counts as ERROR, logged with what came back, and never escapes.
+None/True/False) counts as ERROR, logged with what came back, and never escapes. One
+transition at a time: a second caller waits for the one under way (shutdown does, bounded).
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from typing import Any
 
 from py_controllers.hardware_interface.hardware_component import HardwareComponentInterface
@@ -40,6 +42,7 @@ class ManagedComponent:
         # component and its interfaces are unavailable until the transition ends
         self.busy = False
         self.runner: Any = None  # its AsyncComponent when `is_async`
+        self._transition = threading.Lock()  # held while a lifecycle hook runs
 
     @property
     def state(self) -> LifecycleStateId:
@@ -52,9 +55,20 @@ class ManagedComponent:
         return self.component.component_type
 
     def handle_error(self) -> LifecycleStateId:
-        """Run on_error: recoverable -> UNCONFIGURED, otherwise FINALIZED."""
-        return self.lifecycle.handle_error()
+        """Run on_error: recoverable -> UNCONFIGURED, otherwise FINALIZED (nothing once
+        FINALIZED: an error handling queued before shutdown finds it shut down)."""
+        with self._transition:
+            if self.lifecycle.state == LifecycleStateId.FINALIZED:
+                return self.lifecycle.state
+            return self.lifecycle.handle_error()
 
-    def set_state(self, target: LifecycleStateId) -> bool:
-        """Walk the transitions from the current state to `target`; False at the first refusal."""
-        return self.lifecycle.set_state(target)
+    def set_state(self, target: LifecycleStateId, *, wait_s: float = -1.0) -> bool:
+        """Walk the transitions from the current state to `target`; False at the first
+        refusal. Waits for a transition under way (at most `wait_s` if not negative, then
+        raises TimeoutError)."""
+        if not self._transition.acquire(timeout=wait_s):
+            raise TimeoutError(f"hardware '{self.name}': a transition is still under way")
+        try:
+            return self.lifecycle.set_state(target)
+        finally:
+            self._transition.release()

@@ -4,12 +4,16 @@ Command interfaces (hardware commands and controllers' reference interfaces) are
 by at most one active controller. Availability follows the owner's state: hardware
 states are readable when the component is INACTIVE or ACTIVE, hardware commands when it
 is ACTIVE, a controller's exported interfaces while that controller is ACTIVE.
+
+An `is_async` component's handles are not registered: its runner's copies are (see
+`async_component.py`), so the loop and the component's thread never share a handle.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import time as _time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -25,6 +29,7 @@ from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.realtime_tools.deferred import log_at
 
 S = LifecycleStateId
+ASYNC_IDLE_WAIT_S = 2.0  # set_component_state: the longest wait for an async run to end
 
 
 class ClaimError(RuntimeError):
@@ -62,6 +67,7 @@ class ResourceManager:
         # how the loop logs (logger, level, text): the manager hands it to the executor
         self.log_rt: Callable[[Any, str, str], None] = log_at
         self._writers: list[tuple[ManagedComponent, int]] = []
+        self._async: list[tuple[ManagedComponent, int]] = []  # readers with a runner
         self._cycle = 0
         #: the simulation time (ns) of the first simulator among the components, if any
         self.simulation_clock: Callable[[], int | None] | None = None
@@ -106,9 +112,12 @@ class ResourceManager:
                 clock=lambda: self.async_time(period_ns),
                 log=lambda level, text: self.log_rt(managed.logger, level, text),
             )
-        for handle in managed.state_interfaces:
+        runner = managed.runner
+        states = managed.state_interfaces if runner is None else runner.loop_states
+        commands = managed.command_interfaces if runner is None else runner.loop_commands
+        for handle in states:
             self._add(self.state_interfaces, self._state_owner, handle, info.name)
-        for handle in managed.command_interfaces:
+        for handle in commands:
             self._add(self.command_interfaces, self._command_owner, handle, info.name)
         self.components[info.name] = managed
         self._refresh_loop_lists()
@@ -142,11 +151,17 @@ class ResourceManager:
 
     # --- component lifecycle ----------------------------------------------------------
     def set_component_state(self, name: str, target: LifecycleStateId) -> bool:
-        """Drive component `name` to `target`; False if unknown or a transition failed."""
+        """Drive component `name` to `target` in the caller's thread (at start, the loop not
+        running yet); False if unknown or a transition failed. An async component is busy
+        meanwhile, after its run under way ended (at most ASYNC_IDLE_WAIT_S)."""
         managed = self.components.get(name)
         if managed is None:
             return False
-        ok = managed.set_state(target)
+        runner = managed.runner
+        if runner is None:
+            ok = managed.set_state(target)
+        else:
+            ok = runner.set_state(target, ASYNC_IDLE_WAIT_S)
         self._refresh_loop_lists()
         return ok
 
@@ -160,6 +175,7 @@ class ResourceManager:
         comps = [m for m in self.components.values() if not m.busy]
         self._readers = [(m, divider(m)) for m in comps if m.state in (S.INACTIVE, S.ACTIVE)]
         self._writers = [(m, divider(m)) for m in comps if m.state == S.ACTIVE]
+        self._async = [(m, every) for m, every in self._readers if m.runner is not None]
 
     def begin_transition(self, name: str) -> ManagedComponent:
         """Mark `name` busy: the loop skips it, its interfaces are unavailable (caller holds
@@ -172,10 +188,12 @@ class ResourceManager:
     def end_transition(self, name: str) -> None:
         """The transition of `name` is over: back in the loop as its new state says."""
         managed = self.components[name]
+        if managed.runner is not None and not managed.runner.adopt_component_values():
+            self.logger.error(
+                f"hardware '{name}': a read/write still under way after its "
+                'transition: its interfaces keep their values'
+            )
         managed.busy = False
-        if managed.runner is not None:  # results from before the transition are stale
-            managed.runner.take_write_result()
-            managed.runner.read_result = ReturnType.OK
         self._refresh_loop_lists()
 
     # --- availability and claiming -------------------------------------------------
@@ -356,7 +374,7 @@ class ResourceManager:
                 if runner is None:
                     result = managed.component.read(time, period)
                 else:
-                    result = runner.trigger(time, period)
+                    result = runner.collect()
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
@@ -370,24 +388,16 @@ class ResourceManager:
                 failed.append(managed.name)
         return failed
 
-    def write(
-        self,
-        time: Any,
-        period: Any,
-        *,
-        every_component: bool = False,
-        progress: list[str] | None = None,
-    ) -> tuple[list[str], list[str]]:
-        """write() every active component due this cycle (all of them with
-        `every_component`); (names that failed, names that asked to deactivate). The name
-        of each component is appended to `progress` before its write (the final write)."""
+    def write(self, time: Any, period: Any) -> tuple[list[str], list[str]]:
+        """write() every active component due this cycle, then hand the commands to the
+        async ones due (after limits, see `async_component.py`); (names that failed, names
+        that asked to deactivate)."""
         failed: list[str] = []
         deactivate: list[str] = []
+        cycle = self._cycle
         for managed, every in self._writers:
-            if every != 1 and self._cycle % every and not every_component:
+            if every != 1 and cycle % every:
                 continue
-            if progress is not None:
-                progress.append(managed.name)
             runner = managed.runner
             try:
                 if runner is None:
@@ -397,18 +407,54 @@ class ResourceManager:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
-            if result is ReturnType.OK:
-                continue
-            if result is ReturnType.DEACTIVATE:
-                deactivate.append(managed.name)
-            elif result is None:
-                self._none_returned(managed, 'write')
-            else:
-                if result is not ReturnType.ERROR:
-                    self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
-                managed.write_errors += 1
-                failed.append(managed.name)
+            self._write_outcome(managed, result, failed, deactivate)
+        for managed, every in self._async:
+            if every == 1 or not cycle % every:
+                managed.runner.trigger(time, period)
         return failed, deactivate
+
+    def final_write(
+        self, time: Any, period: Any, timeout_s: float = 1.0, progress: list[str] | None = None
+    ) -> list[str]:
+        """The last write() to every active component, async ones included (the loop has
+        stopped): their threads are stopped and the write runs here once a run under way
+        has ended, all within `timeout_s` together; names that failed or were not reached.
+        Each component's name goes to `progress` before its write (to name a stuck one)."""
+        failed: list[str] = []
+        deadline = _time.monotonic() + timeout_s
+        for managed, _ in self._writers:
+            if managed.runner is not None:
+                managed.runner.stop()  # all first: their last runs end side by side
+        for managed, _ in self._writers:
+            runner = managed.runner
+            if progress is not None:
+                progress.append(managed.name)
+            try:
+                if runner is None:
+                    result = managed.component.write(time, period)
+                else:
+                    left = max(0.0, deadline - _time.monotonic())
+                    result = runner.write_now(time, period, left)
+            except Exception as exc:
+                self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
+                result = ReturnType.ERROR
+            self._write_outcome(managed, result, failed, [])
+        return failed
+
+    def _write_outcome(
+        self, managed: ManagedComponent, result: Any, failed: list[str], deactivate: list[str]
+    ) -> None:
+        if result is ReturnType.OK:
+            return
+        if result is ReturnType.DEACTIVATE:
+            deactivate.append(managed.name)
+        elif result is None:
+            self._none_returned(managed, 'write')
+        else:
+            if result is not ReturnType.ERROR:
+                self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
+            managed.write_errors += 1
+            failed.append(managed.name)
 
     def _none_returned(self, managed: ManagedComponent, where: str) -> None:
         if where not in managed.none_reported:
@@ -436,17 +482,26 @@ class ResourceManager:
             [h.name for h in managed.state_interfaces],
         )
 
-    def shutdown(self) -> None:
-        """Deactivate and finalize every component (best effort, logs failures); a component
-        still inside a transition of its own is left alone."""
+    def shutdown(self, timeout_s: float = 5.0) -> None:
+        """Deactivate and finalize every component (best effort, logs failures). Async
+        threads are stopped; a run or a lifecycle transition still under way is waited for,
+        at most `timeout_s` for all components together; a component whose transition is
+        still under way then is logged as stuck and left alone."""
+        deadline = _time.monotonic() + timeout_s
         for managed in self.components.values():
-            if managed.busy:
-                self.logger.error(f"hardware '{managed.name}' is in a transition: not shut down")
-                continue
             if managed.runner is not None:
                 managed.runner.stop()
-                managed.runner.wait_idle(2.0)
-            managed.set_state(S.FINALIZED)
+        for managed in self.components.values():
+            runner = managed.runner
+            if runner is not None and not runner.wait_idle(deadline - _time.monotonic()):
+                self.logger.error(f"hardware '{managed.name}': read/write still under way")
+            try:
+                managed.set_state(S.FINALIZED, wait_s=max(0.0, deadline - _time.monotonic()))
+            except TimeoutError:
+                self.logger.error(
+                    f"hardware '{managed.name}' is still in a transition after {timeout_s:.1f} s"
+                    ' (stuck): not shut down'
+                )
         self._refresh_loop_lists()
 
 

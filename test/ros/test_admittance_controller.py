@@ -14,6 +14,7 @@ tool at x = -10 / 100 = -0.1 m, 1 N m about z turns the wrist by 1 / 10 = 0.1 ra
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -320,6 +321,29 @@ def test_nan_wrench_holds_the_command_and_is_logged(rig):
     assert rig.commands()[0] != held[0] and abs(rig.commands()[0] - held[0]) < 0.01
     rig.cm.step(600)
     assert rig.commands()[0] == pytest.approx(-0.1, rel=0.01)
+
+
+def test_a_held_command_is_logged_off_the_loop(rig):
+    rig.cm.start(ADM)
+    rig.set_wrench(force_x=math.nan)
+    in_update: list[str] = []
+
+    def watch(frame: Any, event: str, arg: Any) -> None:
+        # every rcl log call (rclpy's RcutilsLogger) made inside a controller's update
+        if event == 'call' and frame.f_code.co_filename.endswith('rcutils_logger.py'):
+            caller = frame.f_back
+            while caller is not None and caller.f_code.co_name != 'update_and_write_commands':
+                caller = caller.f_back
+            if caller is not None:
+                in_update.append(frame.f_code.co_name)
+
+    sys.setprofile(watch)
+    try:
+        rig.cm.step(200)  # two seconds: the problem is reported twice
+    finally:
+        sys.setprofile(None)
+    assert in_update == []
+    rig.wait_logged('holding the last command', 'wrench', 'not finite')
 
 
 def test_nan_reference_is_rejected_and_the_command_holds(rig):

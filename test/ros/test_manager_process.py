@@ -257,6 +257,31 @@ def test_spawner_param_file_inactive_and_unspawner(ros, tmp_path):
     assert 'velocity_group' not in [c.name for c in cm.list_controllers()]
 
 
+@pytest.mark.parametrize('fallbacks', ['joint_state_broadcaster', '5'])
+def test_spawner_refuses_fallback_controllers_that_are_not_a_list_of_names(
+    ros, tmp_path, fallbacks
+):
+    # a YAML string (once read letter by letter) and an integer (once a traceback)
+    params = tmp_path / 'fallbacks.yaml'
+    params.write_text(
+        'fallback_group:\n'
+        '  ros__parameters:\n'
+        '    type: velocity_controllers/JointGroupVelocityController\n'
+        '    joints: [joint1]\n'
+        f'    fallback_controllers: {fallbacks}\n'
+    )
+    result = run_tool('spawner', 'fallback_group', '-p', str(params))
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'Traceback' not in result.stderr, result.stderr
+    refusals = [line for line in result.stderr.splitlines() if 'fallback_controllers' in line]
+    assert len(refusals) == 1, result.stderr
+    assert (
+        f'must be a list of controller names (e.g. [name]), got {yaml.safe_load(fallbacks)!r}'
+        in (refusals[0])
+    )
+    assert 'fallback_group' not in [c.name for c in ros.manager().list_controllers()]
+
+
 def test_spawner_fails_cleanly(ros):
     result = run_tool('spawner', 'no_type_controller')
     assert result.returncode == 1

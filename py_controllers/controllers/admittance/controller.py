@@ -19,7 +19,8 @@ math is in :mod:`admittance_rule`), and writes ``<joint>/<command_interface>``.
 
 Bad input is contained: a non-finite wrench, reference or a failing kinematics call holds
 the last good command (positions, zero velocity and acceleration) and logs an error once a
-second; the controller keeps running. NaN joint positions are replaced by the last command.
+second (written by the executor, `LoopLog`: update() never logs through rcl); the controller
+keeps running. NaN joint positions are replaced by the last command.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.admittance.admittance_rule import AdmittanceRule
 from py_controllers.controllers.admittance.config import (
     AdmittanceConfig,
@@ -117,7 +119,7 @@ class AdmittanceController(ChainableControllerInterface):
             log.error(f'kinematics: {problem}')
             return CallbackReturn.ERROR
         self.rule = rule
-        self._logger = log
+        self._loop_log = LoopLog(self.get_node())  # update() never logs through rcl
         self._chain_links = frozenset(getattr(kinematics, 'chain_links', ()))
         self._base = params.kinematics.base or getattr(kinematics, 'base', '')
         self.ft_sensor = ForceTorqueSensor(params.ft_sensor.name)
@@ -374,7 +376,7 @@ class AdmittanceController(ChainableControllerInterface):
         desired = self._desired
         problem = self.rule.update(current, wrench, ref, period.nanoseconds * 1e-9, desired)
         if problem:
-            self._logger.error(f'holding the last command: {problem}', throttle_duration_sec=1.0)
+            self._loop_log.log_rt('error', f'holding the last command: {problem}', time.nanoseconds)
         values = (desired.positions, desired.velocities, desired.accelerations)
         for handles, k in self._commands:
             column = values[k]
