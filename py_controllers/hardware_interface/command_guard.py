@@ -125,14 +125,18 @@ class CommandGuard:
         reasons: list[str] = []
         for guarded in self._guarded:
             value = guarded.handle.value
-            if type(value) is float and value - value == 0.0:
-                continue
-            number = isinstance(value, numbers.Real)
-            if number and value != value:  # NaN: no command yet
-                guarded.handle.value = guarded.hold()
-                continue
-            if number and math.isfinite(value):
-                continue
+            if type(value) is float:
+                if value - value == 0.0:
+                    continue
+                if value != value:  # NaN: no command yet
+                    guarded.handle.value = guarded.hold()
+                    continue
+            elif isinstance(value, numbers.Real):
+                if value != value:
+                    guarded.handle.value = guarded.hold()
+                    continue
+                if math.isfinite(value):
+                    continue
             hold = guarded.hold()
             guarded.handle.value = hold
             if offenders is None:
