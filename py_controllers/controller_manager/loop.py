@@ -145,7 +145,9 @@ class ControlLoop:
             manager.supervisor.handle_hardware_error(name, 'read')
         t_read = _monotonic_ns()
         manager.update(now, period, now_ns)
-        rm.enforce_command_limits(period.nanoseconds * 1e-9)
+        bad = rm.enforce_command_limits(period.nanoseconds * 1e-9)
+        if bad:  # wrote inf or a non-number: held, and the controllers go
+            manager.supervisor.deactivate_after_error(bad, rm.command_guard.why)
         t_update = _monotonic_ns()
         failed, deactivated = rm.write(now, period)
         for name in failed:

@@ -9,6 +9,10 @@ controller has updated, each joint's claimed position/velocity/effort/accelerati
 go through its limiter with the current states as the actual values. A NaN command stays
 NaN. The remembered previous commands are forgotten after every command mode switch.
 
+Limits fail closed: when a limiter raises (or a handle holds something it cannot read),
+the joint's claimed commands are set to their hold values (`hold`, the resource manager's
+command guard), never left as the controller wrote them; logged once per claim.
+
 Handles are resolved once; the loop only walks lists. With many joints (issue #17) the
 joints on a plain saturation limiter whose claimed commands are positions, velocities or
 efforts are limited together by a numpy `SaturationBatch` (same values, bit for bit); the
@@ -62,6 +66,7 @@ class _Joint:
     actual: JointControlInterfacesData = field(default_factory=JointControlInterfacesData)
     desired: JointControlInterfacesData = field(default_factory=JointControlInterfacesData)
     out_of_bounds_reported: bool = False
+    failure_reported: bool = False
 
 
 class CommandLimits:
@@ -73,10 +78,14 @@ class CommandLimits:
         log_rt: Callable[[str, str], None],
         *,
         vector_min_joints: int = N_VECTOR,
+        hold: Callable[[CommandInterface], float] | None = None,
     ) -> None:
-        """`vector_min_joints`: fewest qualifying joints for the numpy batch."""
+        """`vector_min_joints`: fewest qualifying joints for the numpy batch; `hold`: the
+        value a command gets when its limiter fails (default: 0, the measured position for
+        a position command)."""
         self._joints = joints
         self._log_rt = log_rt
+        self._hold = hold
         self._vector_min_joints = vector_min_joints
         # what the loop limits, swapped as one tuple: the joints with a claimed command that
         # are limited one by one, and the batch of the others (None: no batch)
@@ -92,6 +101,7 @@ class CommandLimits:
         log_rt: Callable[[str, str], None],
         *,
         vector_min_joints: int = N_VECTOR,
+        hold: Callable[[CommandInterface], float] | None = None,
     ) -> CommandLimits:
         """From the components' `info` (limits, soft limits, joints) and the manager's flat
         parameters; raises InvalidJointLimitsError (a ValueError) naming what is wrong."""
@@ -122,7 +132,7 @@ class CommandLimits:
         )
         if unknown:
             raise ValueError(f'joint_limits parameters name joints no hardware has: {unknown}')
-        return cls(joints, log_rt, vector_min_joints=vector_min_joints)
+        return cls(joints, log_rt, vector_min_joints=vector_min_joints, hold=hold)
 
     @property
     def joint_names(self) -> list[str]:
@@ -157,6 +167,7 @@ class CommandLimits:
         due = []
         for j in self._joints:
             j.claimed = [(kind, h) for kind, h in j.commands if h.name in claimed]
+            j.failure_reported = False
             if j.claimed:
                 due.append(j)
         old = self._plan[1]
@@ -199,13 +210,36 @@ class CommandLimits:
             if j.out_of_bounds_reported:
                 j.out_of_bounds_reported = False
         except JointPositionOutOfBoundsError as exc:
-            changed = self._back_into_limits(j, exc, dt_s)
+            try:
+                changed = self._back_into_limits(j, exc, dt_s)
+            except Exception as again:
+                self.hold_joint(j, again)
+                return
         except Exception as exc:  # a limiter bug must not stop the loop: hold the joint
-            self._log_rt('error', f"joint '{j.name}': limiter raised {exc!r}")
+            self.hold_joint(j, exc)
             return
         if changed:
             for kind, handle in j.claimed:
                 handle.value = getattr(desired, kind)
+
+    def hold_joint(self, j: _Joint, exc: Exception | None) -> None:
+        """Limits fail closed: `j`'s claimed commands go to their hold values (`exc` logged
+        once per claim; None: the caller reported it)."""
+        if exc is not None and not j.failure_reported:
+            j.failure_reported = True
+            self._log_rt(
+                'error',
+                f"joint '{j.name}': the limiter raised {exc!r}; its commands are held "
+                '(position where it is, velocity/effort/acceleration 0)',
+            )
+        hold = self._hold
+        for kind, handle in j.claimed:
+            if hold is not None:
+                handle.value = hold(handle)
+            elif kind == 'position':
+                handle.value = _measured_position(j)
+            else:
+                handle.value = 0.0
 
     def _back_into_limits(self, j: _Joint, exc: Exception, dt_s: float) -> bool:
         """The joint is measured outside its position limits: the position command is
@@ -219,12 +253,18 @@ class CommandLimits:
         if position is not None and not math.isnan(position):
             position = min(max(position, limits.lower), limits.upper)
         desired.position = None
-        try:
-            j.limiter.enforce(j.actual, desired, dt_s)
-        except Exception as again:
-            self._log_rt('error', f"joint '{j.name}': limiter raised {again!r}")
+        j.limiter.enforce(j.actual, desired, dt_s)  # raising: the caller holds the joint
         desired.position = position
         return True
+
+
+def _measured_position(j: _Joint) -> float:
+    """The joint's measured position when it has a finite one, else 0."""
+    for kind, handle in j.states:
+        value = handle.value
+        if kind == 'position' and isinstance(value, float) and math.isfinite(value):
+            return value
+    return 0.0
 
 
 def _handles(table: Mapping[str, Any], joint: str) -> list[tuple[str, Any]]:
@@ -270,6 +310,7 @@ class _JointBatch:
         self._all_states = self._layout(np.ones((3, n), bool))  # while seeding
         self._used_states = self._layout(self.batch.actual_used)
         self._lent: list[int] = []
+        self._failure_reported = False  # once per batch: a new one comes with new claims
         self._reported = [i for i, j in enumerate(joints) if j.out_of_bounds_reported]
 
     def _layout(self, states: np.ndarray) -> tuple[list[Any], np.ndarray, np.ndarray, np.ndarray]:
@@ -318,13 +359,21 @@ class _JointBatch:
             self._take_back()
         batch = self.batch
         handles, buffer, actual, desired = self._all_states if batch.seeding else self._used_states
-        buffer[:-1] = [h.value for h in handles]
-        np.take(buffer, actual, out=batch.actual)
-        np.take(buffer, desired, out=batch.desired)
-        try:
+        try:  # a value numpy cannot read, or a limiter bug, must not stop the loop
+            buffer[:-1] = [h.value for h in handles]
+            np.take(buffer, actual, out=batch.actual)
+            np.take(buffer, desired, out=batch.desired)
             pending = batch.enforce(dt_s)
-        except Exception as exc:  # a limiter bug must not stop the loop: hold the joints
-            owner._log_rt('error', f'joint limits batch raised {exc!r}')
+        except Exception as exc:  # fail closed: hold every joint of the batch
+            if not self._failure_reported:
+                self._failure_reported = True
+                owner._log_rt(
+                    'error',
+                    f'joint limits of {len(self.joints)} joints raised {exc!r}; their '
+                    'commands are held (position where it is, velocity/effort 0)',
+                )
+            for j in self.joints:
+                owner.hold_joint(j, None)
             return
         if self._reported:  # the scalar limiter's flag clears when enforce does not raise
             oob = batch.out_of_bounds

@@ -19,6 +19,7 @@ from typing import Any
 
 from py_controllers import plugins
 from py_controllers.hardware_interface.async_component import AsyncComponent
+from py_controllers.hardware_interface.command_guard import CommandGuard
 from py_controllers.hardware_interface.command_limits import CommandLimits
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
@@ -61,6 +62,8 @@ class ResourceManager:
         self.claimed: dict[str, str] = {}  # command interface -> claiming controller
         self._readers: list[tuple[ManagedComponent, int]] = []
         self.command_limits: CommandLimits | None = None  # None: enforce_command_limits off
+        # keeps non-finite commands from write(); its hold values are the limiters' too
+        self.command_guard = CommandGuard(lambda level, text: self.log_rt(self.logger, level, text))
         # (time, period) for a detached async component's run of `period_ns`; the manager
         # sets it (this module needs no rclpy)
         self.async_time: Callable[[int], tuple[Any, Any]] = lambda period_ns: (None, None)
@@ -140,14 +143,23 @@ class ResourceManager:
             self.command_interfaces,
             parameters,
             lambda level, text: self.log_rt(self.logger, level, text),
+            hold=self.command_guard.hold_value,
         )
         self.command_limits.refresh_claims(self.claimed)
 
-    def enforce_command_limits(self, dt_s: float) -> None:
-        """Clamp every claimed joint command to its limits (loop, after update)."""
+    def enforce_command_limits(self, dt_s: float) -> list[str] | tuple[str, ...]:
+        """Make every claimed hardware command a finite number within its joint's limits
+        (loop, after update, before write): values that are not finite numbers become hold
+        values, then the limiters clamp (when on), then what they left non-finite is held.
+        Returns the controllers that wrote an infinite value or a non-number, for the
+        caller to deactivate (`command_guard.why` says what they wrote where)."""
+        guard = self.command_guard
+        offenders = guard.check()
         limits = self.command_limits
         if limits is not None:
             limits.enforce(dt_s)
+        guard.settle()
+        return offenders
 
     # --- component lifecycle ----------------------------------------------------------
     def set_component_state(self, name: str, target: LifecycleStateId) -> bool:
@@ -271,8 +283,20 @@ class ResourceManager:
         self._claims_changed()
 
     def _claims_changed(self) -> None:
+        self.command_guard.refresh_claims(
+            self.claimed, self.command_interfaces, self.state_interfaces, self._hardware_owners
+        )
         if self.command_limits is not None:
             self.command_limits.refresh_claims(self.claimed)
+
+    def _hardware_owners(self, name: str) -> tuple[str | None, str | None]:
+        """(component exporting command `name`, component exporting state `name`)."""
+        components = self.components
+        command, state = self._command_owner.get(name), self._state_owner.get(name)
+        return (
+            command if command in components else None,
+            state if state in components else None,
+        )
 
     # --- controller-exported interfaces (chaining) -------------------------------------
     def add_controller_interfaces(

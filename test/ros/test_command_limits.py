@@ -2,8 +2,6 @@
 limits (URDF: position -3..3, velocity 2, effort 10); the hardware's write() sees the
 limited values."""
 
-import math
-
 import pytest
 import yaml
 from safety_rig import robot
@@ -82,11 +80,12 @@ def test_position_moves_at_most_max_velocity_per_cycle_and_stops_at_the_limit(sm
     assert written(sm)['j1/position'] == pytest.approx(3.0)  # the upper limit, never 10
 
 
-def test_nan_commands_stay_nan(sm):
-    sm.start('velocity')
+def test_nan_commands_reach_the_hardware_as_hold_values(sm):
+    sm.start('velocity', 'position')
     sm.step(2)
-    out = written(sm)
-    assert math.isnan(out['j1/velocity']) and math.isnan(out['j2/velocity'])
+    out = written(sm)  # nothing commanded yet: velocity 0, position where it is measured
+    assert (out['j1/velocity'], out['j2/velocity']) == (0.0, 0.0)
+    assert (out['j1/position'], out['j2/position']) == (0.0, 0.0)
 
 
 def test_joint_limits_parameters_count(tmp_path):

@@ -168,17 +168,19 @@ def test_partial_and_reordered_commands(rig):
     assert rig.hardware_states() == (0.0, 0.5)
 
 
-def test_nan_is_written_and_the_mock_keeps_its_state(rig):
-    """Upstream writes NaN as it is; to the hardware it means 'no command'."""
-    rig.cm.start(CTRL)
+def test_nan_is_written_and_the_hardware_keeps_its_state(rig):
+    """Upstream writes NaN as it is, 'no command'; the manager's command guard hands the
+    hardware the interface's last value instead (a NaN never reaches write())."""
+    (ctrl,) = rig.cm.start(CTRL)
     rig.apply(command(('flange_io', ['do1', 'ao1'], [1.0, 4.2])), (1.0, 4.2))
     rig.cm.send_until(
         COMMANDS,
         Msg,
         command(('flange_io', ['do1'], [math.nan])),
-        lambda: math.isnan(rig.cm.command('flange_io/do1')),
+        lambda: any(math.isnan(v) for _, v in ctrl.command_box.get() or ()),
     )
     rig.cm.step(3)
+    assert rig.cm.command('flange_io/do1') == 1.0
     assert rig.cm.command('flange_io/ao1') == 4.2
     assert rig.hardware_states() == (1.0, 4.2)
     assert not rig.logged('command rejected')

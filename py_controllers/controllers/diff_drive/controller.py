@@ -1,8 +1,10 @@
 """`diff_drive_controller/DiffDriveController`: body twist to wheel velocities, odometry, TF.
 
 Input `~/cmd_vel` (geometry_msgs/TwistStamped; a zero stamp means "now", as upstream; a
-negative stamp, non-finite velocities, and with a cmd_vel_timeout a stamp older than it or
-further than it in the future are rejected with a throttled log line), outputs
+negative stamp, non-finite velocities, velocities so large the wheel speeds overflow to
+infinity, and with a cmd_vel_timeout a stamp older than it or further than it in the future
+are rejected with a throttled log line; a chained reference whose wheel speeds overflow is
+ignored like a NaN one), outputs
 `~/odom` (nav_msgs/Odometry), `/tf` (odom -> base_link) and optionally `~/cmd_vel_out`.
 Chainable: a controller upstream may write `<name>/linear/velocity` and
 `<name>/angular/velocity` instead of the topic. The math is in odometry.py and
@@ -216,6 +218,14 @@ class DiffDriveController(ChainableControllerInterface):
                 throttle_duration_sec=1.0,
             )
             return
+        left, right = self._wheel_speeds(linear, angular)
+        if not (math.isfinite(left) and math.isfinite(right)):
+            log.error(
+                f'cmd_vel rejected: velocity ({linear}, {angular}) gives non-finite wheel '
+                f'speeds ({left}, {right})',
+                throttle_duration_sec=1.0,
+            )
+            return
         timeout = self.parameters.latest().cmd_vel_timeout
         timeout_ns = int(timeout * 1e9)
         if timeout_ns > 0 and now_ns - stamp_ns >= timeout_ns:
@@ -321,6 +331,9 @@ class DiffDriveController(ChainableControllerInterface):
         history = self._history
         linear = self._linear_limiter.limit(linear, history[0][0], history[1][0], dt)
         angular = self._angular_limiter.limit(angular, history[0][1], history[1][1], dt)
+        left, right = self._wheel_speeds(linear, angular)
+        if left - left != 0.0 or right - right != 0.0:  # overflowed: ignored, like NaN
+            return ReturnType.OK
         history[1][0], history[1][1] = history[0]
         history[0][0], history[0][1] = linear, angular
 
@@ -344,14 +357,16 @@ class DiffDriveController(ChainableControllerInterface):
             out.twist.linear.x, out.twist.angular.z = linear, angular
             self._cmd_out_rt.unlock_and_publish()
 
-        half = angular * self.wheel_separation / 2.0
-        left = (linear - half) / self.left_radius
-        right = (linear + half) / self.right_radius
         for handle in self._left_cmd:
             handle.value = left
         for handle in self._right_cmd:
             handle.value = right
         return ReturnType.OK
+
+    def _wheel_speeds(self, linear: float, angular: float) -> tuple[float, float]:
+        """(left, right) wheel velocities for a body twist; infinite when it overflows."""
+        half = angular * self.wheel_separation / 2.0
+        return (linear - half) / self.left_radius, (linear + half) / self.right_radius
 
     def _update_odometry_rt(self, linear: float, angular: float, dt: float) -> bool:
         """False when feedback is NaN (the manager then deactivates the controller)."""
