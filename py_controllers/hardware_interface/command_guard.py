@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
+from py_controllers.hardware_interface.hold import STOP_ON_RELEASE
 
-_ZERO_HOLD = frozenset(('velocity', 'acceleration', 'effort'))
 _NO_NAMES: tuple[str, ...] = ()
 
 
@@ -44,7 +44,7 @@ class _Guarded:
         self.handle = handle
         self.controller = controller
         name = handle.interface_name
-        self.kind = 'position' if name == 'position' else 'zero' if name in _ZERO_HOLD else ''
+        self.kind = 'position' if name == 'position' else 'zero' if name in STOP_ON_RELEASE else ''
         self.measured = measured  # position: the joint's position state, if the component has one
         value = handle.value
         # the value at the claim counts for the interfaces that hold their last value
