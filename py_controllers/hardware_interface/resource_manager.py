@@ -25,6 +25,7 @@ from py_controllers.hardware_interface.component_lifecycle import ManagedCompone
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.hardware_component import HardwareComponentInterface
+from py_controllers.hardware_interface.hardware_io import HardwareIO
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.realtime_tools.deferred import log_at
@@ -37,7 +38,7 @@ class ClaimError(RuntimeError):
     """An interface cannot be claimed: unknown, unavailable or already claimed."""
 
 
-class ResourceManager:
+class ResourceManager(HardwareIO):
     """Registry of components and interfaces, with their availability and claims."""
 
     def __init__(
@@ -385,107 +386,6 @@ class ResourceManager:
             self.command_limits.reset()
         return ok
 
-    # --- the loop -----------------------------------------------------------------
-    def read(self, time: Any, period: Any) -> list[str]:
-        """read() every readable component due this cycle; names of those that failed."""
-        self._cycle += 1
-        failed: list[str] = []
-        for managed, every in self._readers:
-            if every != 1 and self._cycle % every:
-                continue
-            runner = managed.runner
-            try:
-                if runner is None:
-                    result = managed.component.read(time, period)
-                else:
-                    result = runner.collect()
-            except Exception as exc:
-                self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
-                result = ReturnType.ERROR
-            if result is not ReturnType.OK:
-                if result is None:  # the one rule: None is success, with a warning once
-                    self._none_returned(managed, 'read')
-                    continue
-                if result is not ReturnType.ERROR:
-                    self.log_rt(managed.logger, 'error', f'read() returned {result!r}: ERROR')
-                managed.read_errors += 1
-                failed.append(managed.name)
-        return failed
-
-    def write(self, time: Any, period: Any) -> tuple[list[str], list[str]]:
-        """write() every active component due this cycle, then hand the commands to the
-        async ones due (after limits, see `async_component.py`); (names that failed, names
-        that asked to deactivate)."""
-        failed: list[str] = []
-        deactivate: list[str] = []
-        cycle = self._cycle
-        for managed, every in self._writers:
-            if every != 1 and cycle % every:
-                continue
-            runner = managed.runner
-            try:
-                if runner is None:
-                    result = managed.component.write(time, period)
-                else:
-                    result = runner.take_write_result()
-            except Exception as exc:
-                self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
-                result = ReturnType.ERROR
-            self._write_outcome(managed, result, failed, deactivate)
-        for managed, every in self._async:
-            if every == 1 or not cycle % every:
-                managed.runner.trigger(time, period)
-        return failed, deactivate
-
-    def final_write(
-        self, time: Any, period: Any, timeout_s: float = 1.0, progress: list[str] | None = None
-    ) -> list[str]:
-        """The last write() to every active component, async ones included (the loop has
-        stopped): their threads are stopped and the write runs here once a run under way
-        has ended, all within `timeout_s` together; names that failed or were not reached.
-        Each component's name goes to `progress` before its write (to name a stuck one)."""
-        failed: list[str] = []
-        deadline = _time.monotonic() + timeout_s
-        for managed, _ in self._writers:
-            if managed.runner is not None:
-                managed.runner.stop()  # all first: their last runs end side by side
-        for managed, _ in self._writers:
-            runner = managed.runner
-            if progress is not None:
-                progress.append(managed.name)
-            try:
-                if runner is None:
-                    result = managed.component.write(time, period)
-                else:
-                    left = max(0.0, deadline - _time.monotonic())
-                    result = runner.write_now(time, period, left)
-            except Exception as exc:
-                self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
-                result = ReturnType.ERROR
-            self._write_outcome(managed, result, failed, [])
-        return failed
-
-    def _write_outcome(
-        self, managed: ManagedComponent, result: Any, failed: list[str], deactivate: list[str]
-    ) -> None:
-        if result is ReturnType.OK:
-            return
-        if result is ReturnType.DEACTIVATE:
-            deactivate.append(managed.name)
-        elif result is None:
-            self._none_returned(managed, 'write')
-        else:
-            if result is not ReturnType.ERROR:
-                self.log_rt(managed.logger, 'error', f'write() returned {result!r}: ERROR')
-            managed.write_errors += 1
-            failed.append(managed.name)
-
-    def _none_returned(self, managed: ManagedComponent, where: str) -> None:
-        if where not in managed.none_reported:
-            managed.none_reported.add(where)
-            text = f'{where}() returned None; taken as ReturnType.OK (return it explicitly)'
-            self.log_rt(managed.logger, 'warning', text)
-
     def handle_component_error(self, name: str) -> LifecycleStateId:
         """A component failed in the loop: run its on_error, drop its claims' availability."""
         managed = self.components[name]
@@ -495,8 +395,8 @@ class ResourceManager:
 
     def invalidate_states(self, component: str) -> None:
         """Every state interface of `component` reads NaN (it failed: its values are stale)."""
-        for handle in self.components[component].state_interfaces:
-            handle.value = math.nan
+        for name in self.interfaces_of(component)[1]:
+            self.state_interfaces[name].value = math.nan
 
     def interfaces_of(self, component: str) -> tuple[list[str], list[str]]:
         """(command, state) interface names of hardware component `component`."""
