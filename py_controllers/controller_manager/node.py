@@ -317,7 +317,9 @@ class ControllerManagerRuntime:
             else:
                 log.info(f"hardware '{name}' is {target.label}")
         self.services = ManagerServices(self.node, self.manager, self.loop)
-        if self.start_loop:
+        if self.stop_requested.is_set():  # a signal while the hardware came up
+            log.info('stop requested during start-up: the control loop does not start')
+        elif self.start_loop:
             self.loop.start()
             self.watchdog.start()
             log.info(f'control loop running at {self.manager.update_rate} Hz')

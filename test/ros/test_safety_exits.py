@@ -164,3 +164,20 @@ def test_a_second_ctrl_c_exits_at_once_after_one_final_write(tmp_path):
     output = manager.output()
     assert 'SIGINT again: exiting now' in output
     assert last_write(record)['j1/velocity'] == 0.0, output
+
+
+def test_a_signal_during_start_up_still_ends_in_the_safe_stop(tmp_path):
+    # Other takes 5 s to activate: the node exists, the manager is still being built
+    manager, record = start_robot(tmp_path, other={'activate_delay_s': 5.0})
+    with manager, RosHarness('safety_early_signal') as ros:
+
+        def constructing():
+            return 'controller_manager' in ros.node.get_node_names()
+
+        assert ros.spin_until(constructing), manager.output()
+        manager.process.send_signal(signal.SIGINT)
+        assert manager.process.wait(30) == 0, manager.output()
+    output = manager.output()
+    assert 'Traceback' not in output and 'KeyboardInterrupt' not in output
+    assert 'stopping the robot and shutting down' in output
+    assert json.loads(record.read_text())['writes'] == 1  # Arm: the final write, then off
