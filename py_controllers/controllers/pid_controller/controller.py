@@ -11,7 +11,11 @@ states named by ``reference_and_state_dof_names`` (default: ``dof_names``) and
 * ``~/reference`` (control_msgs/MultiDOFCommand, keep-last 1, best effort): names empty with
   one value per dof (taken in order) or one name and value per dof (any order); NaN leaves
   that dof's reference as it was; ``values_dot`` (empty or one per dof) feeds the second
-  interface. Each message is applied once.
+  interface. Each message is applied once. A value whose product with a gain would
+  overflow (p, d or feedforward_gain times it is not finite, e.g. 1e308 with p = 4) is
+  refused with the message, as an infinite one is (:meth:`DofPid.overflow_problem`); what
+  can still overflow in the loop (the error against a huge measurement, the integral)
+  saturates at +-max float, so the commands stay finite.
 * ``~/measured_state`` (MultiDOFCommand) replaces the state interfaces with
   ``use_external_measured_states``.
 * ``~/controller_state`` (control_msgs/MultiDOFStateStamped) every update; with
@@ -232,6 +236,11 @@ class PidController(ChainableControllerInterface):
                 return None
             values = [values[index[name]] for name in names]
             dot = [dot[index[name]] for name in names]
+        for name, dof, value, value_dot in zip(names, self.dofs, values, dot):
+            problem = dof.overflow_problem(value, value_dot)
+            if problem:
+                self._error(f'{what} rejected: {name}: {problem}')
+                return None
         return tuple(values), tuple(dot)
 
     def _on_reference(self, msg: MultiDOFCommand) -> None:
