@@ -51,6 +51,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.pid_controller.dof_pid import DofPid
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.parameters.controller_parameters import ControllerParameters
@@ -143,6 +144,7 @@ class PidController(ChainableControllerInterface):
         self._params = params
         self.feedforward_enabled = bool(params.enable_feedforward)
         self._create_ros_entities(params)
+        self._loop_log = LoopLog(self.get_node())  # update() never logs through rcl
         return CallbackReturn.SUCCESS
 
     def _apply_dof_options(self, params: Any) -> None:
@@ -326,7 +328,7 @@ class PidController(ChainableControllerInterface):
                         refs[n + i].value = value_dot
         return ReturnType.OK
 
-    def _refresh_parameters_rt(self) -> None:
+    def _refresh_parameters_rt(self, now_ns: int) -> None:
         """Apply a new parameter snapshot (loop side; only when one was accepted)."""
         params = self.parameters.try_update_rt()
         if params is None:
@@ -347,13 +349,12 @@ class PidController(ChainableControllerInterface):
                 errors.append(f'gains.{name}: {dof.pid.last_gains_error}')
         self._gains_error = '; '.join(errors)
         if errors:
-            self.get_node().get_logger().error(
-                f'new PID gains ignored, keeping the old ones: {self._gains_error}',
-                throttle_duration_sec=1.0,
+            self._loop_log.log_rt(
+                'error', f'new PID gains ignored, keeping the old ones: {self._gains_error}', now_ns
             )
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
-        self._refresh_parameters_rt()
+        self._refresh_parameters_rt(time.nanoseconds)
         dt_s = period.nanoseconds * 1e-9
         n = self.n
         two = self.two_interfaces
