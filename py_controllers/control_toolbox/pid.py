@@ -37,7 +37,18 @@ instead of silently swapping ``dt`` and ``error_dot``.
 Special inputs, as upstream: ``|dt_s| <= machine epsilon`` returns the previous command and
 changes nothing; ``dt_s < 0`` raises ``ValueError``; a non-finite error (or error_dot)
 returns NaN, leaves the integral and the previous error untouched and makes NaN the
-"previous command". Deliberate deviations, all of them inputs upstream turns into a NaN or
+"previous command".
+
+Overflow (a deviation: upstream returns inf or NaN here): finite inputs always give a finite
+command and keep a finite integral. Where a step would overflow, and only there, so every
+finite result is the same as upstream's: the backward-difference derivative, the p and d
+terms and their sum saturate at ``+-sys.float_info.max`` (:func:`saturate`) before the
+``u_min``/``u_max`` clamp; an integration step that overflows saturates the integral at
+``+-max`` before the ``i_min``/``i_max`` clamp, and one that gives NaN (``inf - inf`` in
+back-calculation) is skipped. Inputs that overflow are best refused where they come in
+(the controllers' topic and goal callbacks do); this keeps the loop finite regardless.
+
+Other deliberate deviations, all of them inputs upstream turns into a NaN or
 infinite integral: a NaN or infinite ``dt_s`` raises ``ValueError``; ``set_gains`` also
 rejects non-finite p/i/d, NaN integral bounds, and a back-calculation tracking time
 constant that resolves to zero, a negative or a non-finite value while ``i != 0``; and
@@ -57,9 +68,10 @@ import math
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ['ANTIWINDUP_STRATEGY_TYPES', 'AntiWindupStrategy', 'Gains', 'Pid']
+__all__ = ['ANTIWINDUP_STRATEGY_TYPES', 'AntiWindupStrategy', 'Gains', 'Pid', 'saturate']
 
 _EPS = sys.float_info.epsilon
+_MAX = sys.float_info.max
 _INF = math.inf
 _NAN = math.nan
 
@@ -83,6 +95,27 @@ ANTIWINDUP_STRATEGY_TYPES: tuple[str, ...] = tuple(_STRATEGY_CODES)
 
 def _is_zero(value: float) -> bool:
     return abs(value) <= _EPS
+
+
+def saturate(value: float) -> float:
+    """``value`` with an overflow (+-inf) saturated at ``+-sys.float_info.max``; NaN stays."""
+    if -_MAX <= value <= _MAX:
+        return value
+    if value > 0.0:
+        return _MAX
+    return -_MAX if value < 0.0 else value
+
+
+def _saturated_sum(p_term: float, i_term: float, d_term: float) -> float:
+    """p + i + d with each term and the sum saturated (never NaN for non-NaN terms)."""
+    return saturate(saturate(p_term) + i_term + saturate(d_term))
+
+
+def _integral(new: float, old: float) -> float:
+    """The integral after a step: ``new`` saturated, or ``old`` when the step gave NaN."""
+    if -_MAX <= new <= _MAX:
+        return new
+    return old if new != new else saturate(new)
 
 
 @dataclass(frozen=True)
@@ -363,6 +396,8 @@ class Pid:
                 self._cmd = _NAN
                 return _NAN
             error_dot = (error - self._p_error_last) / dt_s
+            if not -_MAX <= error_dot <= _MAX:  # the difference of two finite errors overflowed
+                error_dot = saturate(error_dot)
             self._p_error_last = error
 
         (
@@ -392,16 +427,18 @@ class Pid:
 
         if kind == _LEGACY:
             if integrate:
-                i_term += i * dt_s * error
+                i_term = _integral(i_term + i * dt_s * error, i_term)
                 if legacy_aw:
                     i_term = i_min if i_term < i_min else (i_max if i_term > i_max else i_term)
             if legacy_aw:
-                cmd_unsat = p * error + i_term + d * error_dot
+                i_used = i_term
             else:
                 i_used = i_min if i_term < i_min else (i_max if i_term > i_max else i_term)
-                cmd_unsat = p * error + i_used + d * error_dot
         else:
-            cmd_unsat = p * error + i_term + d * error_dot
+            i_used = i_term
+        cmd_unsat = p * error + i_used + d * error_dot
+        if not -_MAX <= cmd_unsat <= _MAX:  # a term or the sum overflowed (inf or inf - inf)
+            cmd_unsat = _saturated_sum(p * error, i_used, d * error_dot)
 
         if clamp_output:
             cmd = u_min if cmd_unsat < u_min else (u_max if cmd_unsat > u_max else cmd_unsat)
@@ -409,14 +446,16 @@ class Pid:
             cmd = cmd_unsat
 
         if integrate:
+            stepped = i_term
             if kind == _NONE:
-                i_term += dt_s * i * error
+                stepped = i_term + dt_s * i * error
             elif kind == _BACK_CALCULATION:
-                i_term += dt_s * (i * error + inv_tt * (cmd - cmd_unsat))
+                stepped = i_term + dt_s * (i * error + inv_tt * (cmd - cmd_unsat))
             elif kind == _CONDITIONAL_INTEGRATION:
                 pushing_out = abs(cmd_unsat - cmd) > _EPS and error * cmd_unsat > 0.0
                 if not pushing_out:
-                    i_term += dt_s * i * error
+                    stepped = i_term + dt_s * i * error
+            i_term = stepped if -_MAX <= stepped <= _MAX else _integral(stepped, i_term)
 
         self._i_term = i_min if i_term < i_min else (i_max if i_term > i_max else i_term)
         self._cmd_unsat = cmd_unsat

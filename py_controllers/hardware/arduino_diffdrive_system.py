@@ -385,7 +385,7 @@ class ArduinoDiffDriveSystem(SystemInterface):
         if worker is None or worker.failed:
             if not self._reported_failure:
                 self._reported_failure = True
-                self._log().error(f"lost the board on '{self.params.device}'")
+                self.log_rt('error', f"lost the board on '{self.params.device}'")
             return ReturnType.ERROR
         self._publish(worker.sample)
         return ReturnType.OK

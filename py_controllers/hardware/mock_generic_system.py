@@ -160,9 +160,10 @@ class GenericSystem(SystemInterface):
                 per_joint.setdefault(prefix, []).append(itf)
         for joint, modes in per_joint.items():
             if len(modes) > 1:
-                self.logger.error(
+                self.log_rt(
+                    'error',
                     f"joint '{joint}': only one of position/velocity/acceleration may be "
-                    f'commanded at a time, got {modes}'
+                    f'commanded at a time, got {modes}',
                 )
                 return ReturnType.ERROR
         return ReturnType.OK

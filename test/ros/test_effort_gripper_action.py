@@ -132,3 +132,44 @@ def test_effort_gains_update_at_run_time_and_bad_goals_are_rejected(rig):
     rig.send(EFFORT, GripperCommand, effort_goal(0.04))
     rig.cycles(1)
     assert rig.command(f'{EFFORT_JOINT}/effort') == pytest.approx(20.0 * 0.04, abs=1e-15)
+
+
+def test_a_goal_that_overflows_the_pid_is_rejected(rig):
+    rig.start(EFFORT)
+    command = f'{EFFORT_JOINT}/effort'
+    # p * position = 50 * 1e308 is not finite
+    assert not rig.send(EFFORT, GripperCommand, effort_goal(1e308)).accepted
+    rig.wait_logged('Goal rejected: command.position 1e+308 overflows the PID: p 50.0 times it')
+    rig.cycles(2)
+    assert rig.command(command) == 0.0  # still holding at rest
+    # 1e306 is fine: 50 * 1e306, clamped to max_effort
+    assert rig.send(EFFORT, GripperCommand, effort_goal(1e306)).accepted
+    rig.cycles(1)
+    assert rig.command(command) == 10.0
+
+
+def test_an_infinite_measurement_writes_no_effort(rig):
+    controller = rig.start(EFFORT)
+    command = f'{EFFORT_JOINT}/effort'
+    rig.send(EFFORT, GripperCommand, effort_goal(0.04))
+    rig.cycles(3)
+    last = rig.command(command)
+    assert 0.0 < last < 10.0
+    handle = rig.manager.rm.state_interfaces[f'{EFFORT_JOINT}/position']
+    component = rig.manager.rm.components['SimulatedGripper'].component
+    original = component.read
+
+    def read(time, period):
+        result = original(time, period)
+        handle.value = math.inf
+        return result
+
+    component.read = read
+    writes = []
+    for _ in range(3):
+        rig.cycles(1)
+        writes.append((controller._effort, rig.command(command)))
+    # the PID gets -inf as its error and gives NaN: nothing is written (not -max_effort), the
+    # effort reported stays the last one; the manager's limiter may still act on the handle
+    assert all(effort == last for effort, _ in writes), writes
+    assert all(value != -10.0 for _, value in writes), writes

@@ -109,3 +109,9 @@ def test_parallel_target_takes_goal_limits_only_for_claimed_interfaces():
     assert parallel_target([0.02], [0.05], [3.0], **defaults, **neither) == ParallelTarget(
         0.02, 0.1, 10.0
     )
+
+
+def test_clamp_effort_keeps_nan():
+    # min/max would turn NaN into -bound: a full reverse squeeze from a non-finite error
+    assert math.isnan(clamp_effort(math.nan, 10.0))
+    assert math.isnan(clamp_effort(math.nan, math.inf))

@@ -43,6 +43,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.diff_drive.odometry import Odometry
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
@@ -138,6 +139,7 @@ class DiffDriveController(ChainableControllerInterface):
             return CallbackReturn.ERROR
         self._make_odometry(params)
         self._create_ros_entities(params)
+        self._loop_log = LoopLog(self.get_node())  # update() never logs through rcl
         return CallbackReturn.SUCCESS
 
     def _make_odometry(self, p: Any) -> None:
@@ -293,17 +295,16 @@ class DiffDriveController(ChainableControllerInterface):
     def update(self, time: Any, period: Any) -> ReturnType:
         params = self.parameters.try_update_rt()
         if params is not None:
-            self._apply_parameters_rt(params)
+            self._apply_parameters_rt(params, time.nanoseconds)
         return super().update(time, period)
 
-    def _apply_parameters_rt(self, p: Any) -> None:
+    def _apply_parameters_rt(self, p: Any, now_ns: int) -> None:
         """A new snapshot from `ros2 param set` (loop side; only on a change)."""
         try:
             linear, angular = _limiter(p.linear.x), _limiter(p.angular.z)
         except ValueError as exc:
-            self.get_node().get_logger().error(
-                f'new speed limits ignored, keeping the old ones: {exc}',
-                throttle_duration_sec=1.0,
+            self._loop_log.log_rt(
+                'error', f'new speed limits ignored, keeping the old ones: {exc}', now_ns
             )
         else:
             self._linear_limiter, self._angular_limiter = linear, angular

@@ -13,7 +13,9 @@ handling shared with the parallel gripper is in :mod:`~.base`, the success and s
   target's max_effort.
 * Effort variant: a PID on the position error (``gains.<joint>.p/i/d/i_clamp``, the derivative
   on ``-velocity``), its output clamped to ``+-|max_effort|`` of the target, written every
-  cycle (on deactivation the manager sets the released effort to 0).
+  cycle (on deactivation the manager sets the released effort to 0). A goal whose position
+  times p overflows is rejected; should the PID still get a non-finite error (an infinite
+  measured position or velocity), nothing is written that cycle and the last effort stays.
 * Result: ``position`` (measured), ``effort`` (computed in the previous cycle), ``stalled``,
   ``reached_goal``. After activation and a cancel the target is the measured position at the
   ``max_effort`` parameter.
@@ -30,6 +32,7 @@ reset on activation.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -168,6 +171,14 @@ class EffortGripperActionController(GripperActionController):
             )
         return CallbackReturn.SUCCESS
 
+    def _goal_problem(self, request: Any) -> str:
+        problem = super()._goal_problem(request)
+        p = float(self._pid.get_gains().p)
+        position = float(request.command.position)
+        if not problem and not math.isfinite(p * position):
+            problem = f'command.position {position} overflows the PID: p {p} times it is not finite'
+        return problem
+
     def _reset_rt(self) -> None:
         self._pid.reset()
 
@@ -192,5 +203,7 @@ class EffortGripperActionController(GripperActionController):
         effort = clamp_effort(
             self._pid.compute_command(error, dt_s, error_dot=-velocity), target.max_effort
         )
+        if effort != effort:  # no finite error: the last effort stays, and is reported
+            return self._effort
         self._cmd.value = effort
         return effort

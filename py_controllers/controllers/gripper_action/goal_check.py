@@ -64,9 +64,10 @@ class GoalCheck:
 
 def clamp_effort(effort: float, max_effort: float) -> float:
     """``effort`` within ``+-|max_effort|`` (upstream clamps with the magnitude of the goal's
-    max_effort, so a negative one acts like its absolute value and 0 allows no effort)."""
+    max_effort, so a negative one acts like its absolute value and 0 allows no effort).
+    NaN (the PID had no finite error) stays NaN: min/max would turn it into ``-bound``."""
     bound = abs(max_effort)
-    return min(bound, max(-bound, effort))
+    return effort if effort != effort else min(bound, max(-bound, effort))
 
 
 def gripper_command_problem(position: float, max_effort: float) -> str:

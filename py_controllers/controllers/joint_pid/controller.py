@@ -46,6 +46,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.joint_pid.joint_math import (
     JointModel,
     PositionPid,
@@ -101,6 +102,7 @@ class _JointPidController(ControllerInterface):
         node.create_subscription(Float64, '~/command', self._on_command, 10)
         self._create_extra_subscriptions()
         self._state_pub = node.create_publisher(JointControllerState, '~/state', 1)
+        self._loop_log = LoopLog(node)  # update() never logs through rcl
         return CallbackReturn.SUCCESS
 
     def _configure_core(self, gains: Any) -> None:
@@ -148,7 +150,7 @@ class _JointPidController(ControllerInterface):
         return CallbackReturn.SUCCESS
 
     # --- loop -----------------------------------------------------------------------
-    def _refresh_gains_rt(self) -> None:
+    def _refresh_gains_rt(self, now_ns: int) -> None:
         """Apply a new parameter snapshot's gains (loop side; rare, only on a change)."""
         params = self.parameters.try_update_rt()
         if params is None:
@@ -163,9 +165,8 @@ class _JointPidController(ControllerInterface):
             else:
                 self._gains_error = self.core.pid.last_gains_error
         if self._gains_error:
-            self.get_node().get_logger().error(
-                f'new PID gains ignored, keeping the old ones: {self._gains_error}',
-                throttle_duration_sec=1.0,
+            self._loop_log.log_rt(
+                'error', f'new PID gains ignored, keeping the old ones: {self._gains_error}', now_ns
             )
 
     def _fill_gains_rt(self, msg: JointControllerState) -> None:
@@ -228,7 +229,7 @@ class _JointPositionPid(_JointPidController):
         self.command_box.set((clamp_position(self.joint, current), _NAN))
 
     def update(self, time: Any, period: Any) -> ReturnType:
-        self._refresh_gains_rt()
+        self._refresh_gains_rt(time.nanoseconds)
         dt_s = period.nanoseconds * 1e-9
         position = self._position.value
         velocity = self._velocity.value
@@ -269,7 +270,7 @@ class EffortJointVelocityController(_JointPidController):
         self.command_box.set((0.0, _NAN))
 
     def update(self, time: Any, period: Any) -> ReturnType:
-        self._refresh_gains_rt()
+        self._refresh_gains_rt(time.nanoseconds)
         dt_s = period.nanoseconds * 1e-9
         velocity = self._velocity.value
         output = self.core.step(self.command_box.get()[0], velocity, dt_s)

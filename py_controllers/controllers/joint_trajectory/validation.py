@@ -7,8 +7,23 @@ rejected (the controller logs it). :func:`to_controller_order` then maps the poi
 controller's joint order, and :func:`fill_omitted_joints` completes a partial trajectory.
 
 The checks follow upstream ``JointTrajectoryController::validate_trajectory_msg`` (rolling) in
-the same order and with the same messages, plus three checks upstream lacks: duplicate joint
-names, non-finite values and (for the topic only) an empty trajectory meaning "stop and hold".
+the same order and with the same messages, plus four checks upstream lacks: duplicate joint
+names, non-finite values, values beyond :data:`MAX_TRAJECTORY_VALUE` and (for the topic
+only) an empty trajectory meaning "stop and hold".
+
+Why a bound, and why 1e150: a finite trajectory can still sample inf or NaN, because the
+spline works with differences, powers of the segment time and products (a point at 1e308
+reached from -1e308 gives ``dp = inf``; a velocity of 1e308 times a 2 s segment overflows).
+Every position, velocity, acceleration and effort of every point must be within +-1e150
+(as the measured state a trajectory starts from always is, on any real joint). Then nothing
+overflows: segment times are whole nanoseconds on the loop's time axis, so a segment lasts
+0 (no spline) or between 0.5 ns and ~1e10 s; the quintic's highest coefficient is at most
+about ``24e150 / (2 * (5e-10)**5) ~ 4e197``, samples and their first two derivatives stay
+below ~1e190, and positions integrated from velocities or accelerations over ~1e10 s stay
+below ~1e172, all far from the 1.8e308 limit (the extreme cases in
+test/unit/test_jtc_overflow_math.py peak at 5e169). No sane trajectory comes near 1e150 (in rad,
+m, rad/s or N m). Upstream has no such check; it has no position-limit check either, and
+neither has this controller: the manager's ``enforce_command_limits`` clamps positions.
 """
 
 from __future__ import annotations
@@ -30,6 +45,7 @@ from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
 
 __all__ = [
     'CUSTOM_VALIDATORS',
+    'MAX_TRAJECTORY_VALUE',
     'PointData',
     'TrajectoryRules',
     'command_interface_combination_error',
@@ -44,6 +60,9 @@ __all__ = [
 # Upstream compares the final velocity with the float (not double) epsilon.
 _FLOAT_EPS = float(np.finfo(np.float32).eps)
 _NS = 1_000_000_000
+
+#: Largest magnitude a trajectory value may have: the spline never overflows below it.
+MAX_TRAJECTORY_VALUE = 1e150
 
 
 class PointData(NamedTuple):
@@ -80,13 +99,19 @@ def _field_size_error(joint_count: int, values: Sequence[float], field: str, ind
     )
 
 
-def _non_finite_error(point: PointData, joint_names: Sequence[str], index: int) -> str:
+def _value_error(point: PointData, joint_names: Sequence[str], index: int) -> str:
     for field in ('positions', 'velocities', 'accelerations', 'effort'):
         values = getattr(point, field)
         for j, value in enumerate(values):
+            if -MAX_TRAJECTORY_VALUE <= value <= MAX_TRAJECTORY_VALUE:
+                continue
+            joint = joint_names[j] if j < len(joint_names) else f'#{j}'
             if not math.isfinite(value):
-                joint = joint_names[j] if j < len(joint_names) else f'#{j}'
                 return f'Non-finite value {value} in {field} of joint {joint} at point #{index}.'
+            return (
+                f'Value {value} in {field} of joint {joint} at point #{index} is beyond '
+                f'+-{MAX_TRAJECTORY_VALUE:g}: the trajectory would overflow.'
+            )
     return ''
 
 
@@ -185,7 +210,7 @@ def validate_trajectory(
             error = _field_size_error(joint_count, point.effort, 'effort', i)
             if error:
                 return error
-        error = _non_finite_error(point, joint_names, i)
+        error = _value_error(point, joint_names, i)
         if error:
             return error
     return ''

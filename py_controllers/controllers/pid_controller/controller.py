@@ -11,7 +11,11 @@ states named by ``reference_and_state_dof_names`` (default: ``dof_names``) and
 * ``~/reference`` (control_msgs/MultiDOFCommand, keep-last 1, best effort): names empty with
   one value per dof (taken in order) or one name and value per dof (any order); NaN leaves
   that dof's reference as it was; ``values_dot`` (empty or one per dof) feeds the second
-  interface. Each message is applied once.
+  interface. Each message is applied once. A value whose product with a gain would
+  overflow (p, d or feedforward_gain times it is not finite, e.g. 1e308 with p = 4) is
+  refused with the message, as an infinite one is (:meth:`DofPid.overflow_problem`); what
+  can still overflow in the loop (the error against a huge measurement, the integral)
+  saturates at +-max float, so the commands stay finite.
 * ``~/measured_state`` (MultiDOFCommand) replaces the state interfaces with
   ``use_external_measured_states``.
 * ``~/controller_state`` (control_msgs/MultiDOFStateStamped) every update; with
@@ -47,6 +51,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.pid_controller.dof_pid import DofPid
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.parameters.controller_parameters import ControllerParameters
@@ -139,6 +144,7 @@ class PidController(ChainableControllerInterface):
         self._params = params
         self.feedforward_enabled = bool(params.enable_feedforward)
         self._create_ros_entities(params)
+        self._loop_log = LoopLog(self.get_node())  # update() never logs through rcl
         return CallbackReturn.SUCCESS
 
     def _apply_dof_options(self, params: Any) -> None:
@@ -232,6 +238,11 @@ class PidController(ChainableControllerInterface):
                 return None
             values = [values[index[name]] for name in names]
             dot = [dot[index[name]] for name in names]
+        for name, dof, value, value_dot in zip(names, self.dofs, values, dot):
+            problem = dof.overflow_problem(value, value_dot)
+            if problem:
+                self._error(f'{what} rejected: {name}: {problem}')
+                return None
         return tuple(values), tuple(dot)
 
     def _on_reference(self, msg: MultiDOFCommand) -> None:
@@ -317,7 +328,7 @@ class PidController(ChainableControllerInterface):
                         refs[n + i].value = value_dot
         return ReturnType.OK
 
-    def _refresh_parameters_rt(self) -> None:
+    def _refresh_parameters_rt(self, now_ns: int) -> None:
         """Apply a new parameter snapshot (loop side; only when one was accepted)."""
         params = self.parameters.try_update_rt()
         if params is None:
@@ -338,13 +349,12 @@ class PidController(ChainableControllerInterface):
                 errors.append(f'gains.{name}: {dof.pid.last_gains_error}')
         self._gains_error = '; '.join(errors)
         if errors:
-            self.get_node().get_logger().error(
-                f'new PID gains ignored, keeping the old ones: {self._gains_error}',
-                throttle_duration_sec=1.0,
+            self._loop_log.log_rt(
+                'error', f'new PID gains ignored, keeping the old ones: {self._gains_error}', now_ns
             )
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
-        self._refresh_parameters_rt()
+        self._refresh_parameters_rt(time.nanoseconds)
         dt_s = period.nanoseconds * 1e-9
         n = self.n
         two = self.two_interfaces

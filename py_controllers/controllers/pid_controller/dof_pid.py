@@ -11,19 +11,26 @@ and the measurement are both finite:
 * output ``ff + pid``.
 
 Otherwise nothing is computed and the caller writes nothing (the last command stays).
+
+Overflow: finite inputs give a finite output. The error, its derivative and the output
+saturate at ``+-sys.float_info.max`` where they would overflow (the PID does the same inside,
+see :mod:`~py_controllers.control_toolbox.pid`); :meth:`DofPid.overflow_problem` tells the
+input callbacks which values to refuse before they reach the loop.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 
 from py_controllers.control_toolbox.angles import shortest_angular_distance
-from py_controllers.control_toolbox.pid import Gains, Pid
+from py_controllers.control_toolbox.pid import Gains, Pid, saturate
 
 __all__ = ['DofPid']
 
 _INF = math.inf
 _NAN = math.nan
+_MAX = sys.float_info.max
 
 
 def _finite(value: float) -> bool:
@@ -78,8 +85,32 @@ class DofPid:
             elif _finite(reference_dot):
                 ff = self.feedforward_gain * reference_dot
         error = self.error(reference, measured)
+        if not -_MAX <= error <= _MAX:
+            error = saturate(error)
         if self.two_interfaces and _finite(reference_dot) and _finite(measured_dot):
-            return ff + self.pid.compute_command(
-                error, dt_s, error_dot=reference_dot - measured_dot
-            )
-        return ff + self.pid.compute_command(error, dt_s)
+            error_dot = saturate(reference_dot - measured_dot)
+            output = ff + self.pid.compute_command(error, dt_s, error_dot=error_dot)
+        else:
+            output = ff + self.pid.compute_command(error, dt_s)
+        return output if -_MAX <= output <= _MAX else saturate(output)
+
+    def overflow_problem(self, value: float, value_dot: float) -> str:
+        """Why a reference (or measured state) would overflow this dof's terms, or ''.
+
+        A finite ``value`` is refused when a gain it is multiplied by overflows: p (through
+        the error) and, with one interface, feedforward_gain; ``value_dot`` likewise with d
+        and feedforward_gain (two interfaces). NaN ("leave as is") is never a problem.
+        """
+        gains = self.pid.get_gains()
+        products = [('p', gains.p, value)]
+        if self.two_interfaces:
+            products += [
+                ('d', gains.d, value_dot),
+                ('feedforward_gain', self.feedforward_gain, value_dot),
+            ]
+        else:
+            products.append(('feedforward_gain', self.feedforward_gain, value))
+        for name, gain, x in products:
+            if _finite(x) and not _finite(gain * x):
+                return f'{name} {gain} times {x} overflows'
+        return ''
