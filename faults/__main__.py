@@ -33,10 +33,13 @@ from faults import (
     config_inputs,
     controller_inputs,
     description_inputs,
+    exits,
     injected,
     manager_inputs,
     pid_inputs,
+    release,
     serial_cut,
+    storms,
 )
 from faults.common import Row
 from faults.report import failures, table, verdict
@@ -48,7 +51,10 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'controllers': lambda a, rows: controller_inputs.run(a.n, rows),
     'pid': lambda a, rows: pid_inputs.run(a.n, rows),
     'injected': lambda a, rows: injected.run(a.cuts, a.signals, a.n, rows),
+    'exits': lambda a, rows: exits.run(rows),
+    'storms': lambda a, rows: storms.run(rows),
     'serial': lambda a, rows: serial_cut.run(a.cuts, rows),
+    'release': lambda a, rows: release.run(rows),
 }
 
 
