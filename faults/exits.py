@@ -14,7 +14,7 @@ from pathlib import Path
 
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 
-from faults.common import Row
+from faults.common import LOG_LINE, Row
 from faults.fault_rig import fault_rig
 from faults.robots import FAULT_CONTROLLERS, fault_robot
 from faults.shutdown import EXIT_TIMEOUT_S, wait_exit
@@ -68,6 +68,15 @@ def start_up_row(name: str, value: str) -> Row:
     return row
 
 
+def stall_line(output: str) -> tuple[float, str] | None:
+    """The (wall time, message) of the watchdog's log line about the stall."""
+    for line in output.splitlines():
+        m = LOG_LINE.match(line)
+        if m and 'control loop stalled' in m.group(3):
+            return float(line.split('] [', 2)[1]), m.group(3)
+    return None
+
+
 def watchdog_row() -> Row:
     """Code 6 on Arm's read gpio: its next read() never returns, the loop stalls."""
     row = Row('FaultInjectionSystem read()', 'blocks forever (watchdog)', measured=False)
@@ -79,10 +88,14 @@ def watchdog_row() -> Row:
         row.sent += 1
         if not rig.drive():
             row.fail('the robot did not move')
-        start = time.monotonic()
+        start = time.time()
         rig.inject('read', 6.0, lambda: not robot.proc.alive, timeout_s=30.0)
         code = wait_exit(rig, row)
-        row.note(f'exit {code} {time.monotonic() - start:.1f} s after the block')
+        end = time.time()
+        stall = stall_line(robot.proc.output())
+        if stall is not None:
+            row.note(f'"{stall[1][:60]}" {stall[0] - start:.1f} s after the fault was sent')
+        row.note(f'exit {code} {end - start:.1f} s after it')
         if code != 1:
             row.fail(f'exit status {code}, not 1')
         stalled = [
