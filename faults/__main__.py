@@ -1,11 +1,16 @@
 """`make faults`: the safety net of ros2_control_node under malformed input and faults.
 
 Every ROS entry point of every controller and of the manager gets N malformed inputs of
-each kind; controllers and hardware fail on purpose; a serial cable is cut and restored K
-times; SIGINT/SIGTERM arrive mid-motion. Everything goes through real ros2_control_node
-processes and their public ROS interfaces. One markdown table, a verdict; exit status 0
-only when nothing crashed, stalled, went unanswered or moved after stop, every bad input
-got an error back and every controller ended in its expected state.
+each kind (non-finite and huge values on every command topic among them: no non-finite
+command may reach write()); controllers and hardware fail on purpose; a read() blocks for
+good (the watchdog); load/unload storms run while a controller fails; start-up parameters
+that cannot work are given; a serial cable is cut and restored K times; SIGINT, SIGTERM,
+SIGHUP, SIGQUIT and a second SIGINT arrive mid-motion; every release path (deactivate,
+unspawn, error, fallback, shutdown) is timed on each simulated hardware kind. Everything
+goes through real ros2_control_node processes and their public ROS interfaces (hardware
+records, for what ROS cannot show: faults/recording.py). One markdown table, a verdict;
+exit status 0 only when nothing crashed, stalled, went unanswered or moved after stop,
+every bad input got an error back and every controller ended in its expected state.
 
 Columns: inputs sent (requests, messages, goals, injected faults); crashes (a process that
 died when it should not have); stalls (measured batches whose longest loop period, from
@@ -33,10 +38,13 @@ from faults import (
     config_inputs,
     controller_inputs,
     description_inputs,
+    exits,
     injected,
     manager_inputs,
     pid_inputs,
+    release,
     serial_cut,
+    storms,
 )
 from faults.common import Row
 from faults.report import failures, table, verdict
@@ -48,7 +56,10 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'controllers': lambda a, rows: controller_inputs.run(a.n, rows),
     'pid': lambda a, rows: pid_inputs.run(a.n, rows),
     'injected': lambda a, rows: injected.run(a.cuts, a.signals, a.n, rows),
+    'exits': lambda a, rows: exits.run(rows),
+    'storms': lambda a, rows: storms.run(rows),
     'serial': lambda a, rows: serial_cut.run(a.cuts, rows),
+    'release': lambda a, rows: release.run(rows),
 }
 
 

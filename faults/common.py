@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import math
 import re
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 from std_srvs.srv import Trigger
 
+from faults.recording import RecordingProcess, nonfinite_writes, recorded_urdf
 from py_controllers.testing import ManagerProcess, RosHarness, run_tool
 
 CALL_TIMEOUT_S = 10.0
@@ -70,9 +72,16 @@ class Row:
 class Robot:
     """A running ros2_control_node, seen only through ROS (and its printed output)."""
 
-    def __init__(self, proc: ManagerProcess, ros: RosHarness, manager: str = '/controller_manager'):
+    def __init__(
+        self,
+        proc: ManagerProcess,
+        ros: RosHarness,
+        manager: str = '/controller_manager',
+        records: Path | None = None,
+    ):
         self.proc = proc
         self.ros = ros
+        self.records = records  # faults.recording's folder, when the hardware records
         self.node = ros.node
         self.manager = manager
         self._clients: dict[str, Any] = {}
@@ -154,6 +163,10 @@ class Robot:
         res = self.call(GetParameters, f'{node}/get_parameters', GetParameters.Request(names=names))
         return None if res is None else [param_value(v) for v in res.values]
 
+    def nonfinite_writes(self) -> int | None:
+        """write() calls so far that carried a non-finite command (None: not recorded)."""
+        return None if self.records is None else nonfinite_writes(self.records)
+
     # --- statistics, output, time -------------------------------------------------------
     def reset_statistics(self) -> bool:
         return self.cm(Trigger, 'reset_statistics', Trigger.Request()) is not None
@@ -223,6 +236,18 @@ class Robot:
         if worst > 2.0 * self.period_us:
             row.stalls += 1
 
+    def reactivate(self, row: Row, expected: dict[str, str]) -> None:
+        """Activate again the controllers of `expected` that should be active and are not
+        (so that the next row starts as this one did); the row says so."""
+        states = self.controller_states() or {}
+        down = [n for n, s in expected.items() if s == 'active' and states.get(n) == 'inactive']
+        if down:
+            switched = self.switch(down, [])
+            row.note(
+                f'{", ".join(down)} activated again'
+                + ('' if switched and switched[0] else ': FAILED')
+            )
+
     def expect_states(self, row: Row, expected: dict[str, str]) -> None:
         """Fail `row` unless the listed controllers are in these states."""
         states = self.controller_states()
@@ -242,9 +267,21 @@ def running(
     controllers: Sequence[str],
     *,
     params: dict[str, Any] | None = None,
+    recorded: Sequence[str] = (),
 ) -> Iterator[Robot]:
-    """ros2_control_node with `controllers` spawned by `spawner`, as a Robot."""
-    with ManagerProcess(params_files, urdf, params=params) as proc, RosHarness('faults') as ros:
+    """ros2_control_node with `controllers` spawned by `spawner`, as a Robot; with the
+    hardware plug-ins `recorded` keeping records (faults.recording: non-finite writes)."""
+    with ExitStack() as stack:
+        records = None
+        if recorded:
+            records = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+            robot_file = records / 'robot.urdf'
+            robot_file.write_text(recorded_urdf(Path(urdf).read_text(), list(recorded)))
+            proc = RecordingProcess(records, list(recorded), params_files, robot_file, params)
+        else:
+            proc = ManagerProcess(params_files, urdf, params=params)
+        stack.enter_context(proc)
+        ros = stack.enter_context(RosHarness('faults'))
         result = run_tool(
             'spawner', *controllers, '--controller-manager-timeout', '60', timeout_s=300
         )
@@ -253,7 +290,7 @@ def running(
                 f'spawner exited with {result.returncode}:\n{result.stdout}\n{result.stderr}\n'
                 f'{proc.output()[-3000:]}'
             )
-        yield Robot(proc, ros)
+        yield Robot(proc, ros, records=records)
 
 
 def param_msg(name: str, value: Any) -> ParameterMsg:

@@ -21,18 +21,39 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from bench.common import DEMO_CONTROLLERS
-from faults import action_inputs, param_inputs
+from faults import action_inputs, gpio_inputs, param_inputs
 from faults.common import CALL_TIMEOUT_S, Robot, Row, cycle, running
-from faults.messages import INF, INT32_MAX, NAN, Latest, bad_trajectories, point, trajectory, twist
+from faults.messages import (
+    HUGE,
+    INF,
+    INT32_MAX,
+    NAN,
+    Latest,
+    bad_trajectories,
+    point,
+    trajectory,
+    twist,
+)
 from faults.topics import close, settled, topic_row
 from py_controllers.testing import CONFIG
 
-ALL_ACTIVE = {name: 'active' for name in DEMO_CONTROLLERS}
+CONTROLLERS = [*DEMO_CONTROLLERS, 'gpio_command_controller']
+ALL_ACTIVE = {name: 'active' for name in CONTROLLERS}
+DEMO_HARDWARE = [
+    'py_controllers/SimulatedSystem',
+    'py_controllers/DiffBotSystem',
+    'mock_components/GenericSystem',
+]
 
 
 def near_hold(a: Sequence[float] | None, b: Sequence[float] | None) -> bool:
     """Still about where it was (a hold at the measured position), not moved to the target."""
     return close(a, b, 0.01)
+
+
+def finite_reference(_: Sequence[float] | None, b: Sequence[float] | None) -> bool:
+    """Huge finite input may be taken (clamped, or as it is); the result must be finite."""
+    return b is not None and all(map(math.isfinite, b))
 
 
 # --- the joint trajectory controller --------------------------------------------------------
@@ -81,6 +102,7 @@ def jtc_topic_rows(robot: Robot, arm: Arm, n: int, rows: list[Row]) -> None:
     ]
     for kind, msgs in kinds.items():
         row = Row('/arm_controller/joint_trajectory', kind)
+        unchanged = {'huge stamps': near_hold, 'huge finite': finite_reference}
         topic_row(
             robot,
             row,
@@ -88,10 +110,12 @@ def jtc_topic_rows(robot: Robot, arm: Arm, n: int, rows: list[Row]) -> None:
             cycle(msgs, n),
             loggers=['arm_controller'],
             observe=arm.reference,
-            unchanged=close if not kind.startswith('huge') else near_hold,
+            unchanged=next((f for k, f in unchanged.items() if kind.startswith(k)), close),
             expected=ALL_ACTIVE,
             expect_error=not kind.startswith('huge'),
         )
+        if kind.startswith('huge finite'):
+            row.note(f'reference afterwards {arm.reference()}')
         if not arm.move():
             row.fail('a valid trajectory afterwards was not followed')
         rows.append(row)
@@ -127,6 +151,11 @@ def base_unchanged(a: tuple[float, float] | None, b: tuple[float, float] | None)
     return a is not None and b is not None and abs(a[0] - b[0]) < 1e-3 and abs(b[1]) < 1e-3
 
 
+def base_within_limits(_: tuple | None, b: tuple[float, float] | None) -> bool:
+    """Huge finite cmd_vel may be taken, clamped to the limits (1 m/s): finite odometry."""
+    return b is not None and all(map(math.isfinite, b)) and abs(b[1]) <= 1.0 + 1e-3
+
+
 def drive_briefly(robot: Robot, pub: Any, odom: Latest) -> bool:
     """A valid cmd_vel until the base moves, then nothing until it has stopped again."""
 
@@ -154,12 +183,16 @@ def cmd_vel_rows(robot: Robot, n: int, rows: list[Row]) -> None:
         'NaN / inf velocities': lambda i: twist(
             *[(NAN, 0.0), (0.2, INF), (-INF, NAN)][i % 3], now()
         ),
+        'huge finite velocities (+-1e308)': lambda i: twist(
+            *[(HUGE, 0.0), (0.0, -HUGE), (-HUGE, HUGE)][i % 3], now()
+        ),
         'negative stamps': lambda i: twist(0.2, 0.0, -5_000_000_000 * (i + 1)),
         'huge stamps (far future)': lambda i: twist(0.2, 0.0, INT32_MAX * 1_000_000_000),
         'out-of-order (stale) stamps': lambda i: twist(0.2, 0.0, now() - 10_000_000_000 * (i + 1)),
     }
     for kind, make in kinds.items():
         row = Row('/diff_drive_controller/cmd_vel', kind)
+        huge = kind.startswith('huge finite')
         topic_row(
             robot,
             row,
@@ -167,9 +200,12 @@ def cmd_vel_rows(robot: Robot, n: int, rows: list[Row]) -> None:
             [make(i) for i in range(n)],
             loggers=['diff_drive_controller'],
             observe=base_still(odom),
-            unchanged=base_unchanged,
+            unchanged=base_within_limits if huge else base_unchanged,
             expected=ALL_ACTIVE,
+            expect_error=not huge,
         )
+        if huge:
+            row.note(f'odometry (x, v) afterwards {base_still(odom)()}')
         if not drive_briefly(robot, pub, odom):
             row.fail('a valid cmd_vel afterwards did not move and stop the base')
         rows.append(row)
@@ -255,7 +291,10 @@ def gripper_rows(robot: Robot, n: int, rows: list[Row]) -> None:
 def run(n: int, rows: list[Row]) -> None:
     """The demo robot's controllers: services first, then topics, the action, parameters."""
     with running(
-        [CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf', DEMO_CONTROLLERS
+        [CONFIG / 'demo_controllers.yaml'],
+        CONFIG / 'demo_robot.urdf',
+        CONTROLLERS,
+        recorded=DEMO_HARDWARE,
     ) as robot:
         arm = Arm(robot)
         rows.append(query_state_row(robot, n))
@@ -263,6 +302,7 @@ def run(n: int, rows: list[Row]) -> None:
         jtc_topic_rows(robot, arm, n, rows)
         action_inputs.run(robot, arm, n, rows)
         cmd_vel_rows(robot, n, rows)
+        gpio_inputs.rows(robot, n, ALL_ACTIVE, rows)
         gripper_rows(robot, n, rows)
         first = len(rows)
         param_inputs.demo_rows(robot, n, rows)

@@ -104,12 +104,23 @@ class FaultRig:
 
 
 @contextmanager
-def fault_rig(controllers: list[str] = CONTROLLERS) -> Iterator[FaultRig]:
-    """ros2_control_node on the fault robot with `controllers` spawned."""
+def fault_rig(
+    controllers: list[str] = CONTROLLERS,
+    *,
+    aux_params: dict | None = None,
+    params: dict | None = None,
+    extra_yaml: str = '',
+) -> Iterator[FaultRig]:
+    """ros2_control_node on the fault robot with `controllers` spawned (`aux_params` for
+    the 'Aux' component, `params` for the manager, `extra_yaml` a second parameter file)."""
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         records = {'Arm': folder / 'arm.json', 'Aux': folder / 'aux.json'}
-        (folder / 'robot.urdf').write_text(fault_robot(records['Arm'], records['Aux']))
+        (folder / 'robot.urdf').write_text(fault_robot(records['Arm'], records['Aux'], aux_params))
         (folder / 'controllers.yaml').write_text(FAULT_CONTROLLERS)
-        with running([folder / 'controllers.yaml'], folder / 'robot.urdf', controllers) as robot:
+        files = [folder / 'controllers.yaml']
+        if extra_yaml:
+            (folder / 'extra.yaml').write_text(extra_yaml)
+            files.append(folder / 'extra.yaml')
+        with running(files, folder / 'robot.urdf', controllers, params=params) as robot:
             yield FaultRig(robot, records)

@@ -13,17 +13,18 @@ from faults.common import Row, cycle
 from faults.fault_rig import ALL_ACTIVE, CONTROLLERS, SPEED, FaultRig, fault_rig
 from faults.topics import topic_row
 
-USERS_OF_ARM = ['joint_state_broadcaster', 'velocity_controller', 'read_trigger', 'write_trigger']
 COMMANDING_ARM = ['velocity_controller', 'read_trigger', 'write_trigger']
 
+# A failed component takes out only the controllers that command it: the joint state
+# broadcaster (reading 'Arm' and 'Aux') keeps publishing the healthy one.
 HARDWARE_FAULTS: list[tuple[str, float, str, str, list[str]]] = [
     # (where, gpio code, kind, component state afterwards, controllers taken out)
-    ('read', 1.0, 'read() returns ERROR', 'unconfigured', USERS_OF_ARM),
-    ('read', 2.0, 'read() raises', 'unconfigured', USERS_OF_ARM),
-    ('read', 3.0, 'read() returns nonsense', 'unconfigured', USERS_OF_ARM),
-    ('write', 1.0, 'write() returns ERROR', 'unconfigured', USERS_OF_ARM),
-    ('write', 2.0, 'write() raises', 'unconfigured', USERS_OF_ARM),
-    ('write', 3.0, 'write() returns nonsense', 'unconfigured', USERS_OF_ARM),
+    ('read', 1.0, 'read() returns ERROR', 'unconfigured', COMMANDING_ARM),
+    ('read', 2.0, 'read() raises', 'unconfigured', COMMANDING_ARM),
+    ('read', 3.0, 'read() returns nonsense', 'unconfigured', COMMANDING_ARM),
+    ('write', 1.0, 'write() returns ERROR', 'unconfigured', COMMANDING_ARM),
+    ('write', 2.0, 'write() raises', 'unconfigured', COMMANDING_ARM),
+    ('write', 3.0, 'write() returns nonsense', 'unconfigured', COMMANDING_ARM),
     ('write', 5.0, 'write() returns DEACTIVATE', 'inactive', COMMANDING_ARM),
 ]
 

@@ -12,6 +12,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 ARM = [f'joint{i}' for i in range(1, 7)]
 NAN, INF = math.nan, math.inf
+HUGE = 1e308  # finite, but anything multiplied by it overflows
 INT32_MAX = 2**31 - 1
 
 
@@ -83,6 +84,12 @@ def bad_trajectories(hold: Sequence[float], now_s: float) -> dict[str, list[Join
             trajectory([point(0.5, [*to[:5], INF])]),
             trajectory([point(0.5, to, [-INF] + [0.0] * 5)]),
             trajectory([point(0.5, to, [0.0] * 6, [NAN] * 6)]),
+        ],
+        'huge finite values (+-1e308)': [
+            trajectory([point(0.5, [HUGE, *to[1:]])]),
+            trajectory([point(0.5, [*to[:5], -HUGE])]),
+            trajectory([point(0.5, to, [HUGE] + [0.0] * 5)]),
+            trajectory([point(0.5, to, [0.0] * 6, [-HUGE] * 6)]),
         ],
         'negative stamps': [
             trajectory([point(0.5, to)], stamp=(-5, 0)),

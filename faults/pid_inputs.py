@@ -4,6 +4,7 @@ pid_controller's ~/reference; then their parameters (param_inputs)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -12,7 +13,7 @@ from std_msgs.msg import Float64, Float64MultiArray
 
 from faults import param_inputs
 from faults.common import Robot, Row, cycle, running
-from faults.messages import INF, NAN, Latest
+from faults.messages import HUGE, INF, NAN, Latest
 from faults.topics import topic_row
 from py_controllers.testing import CONFIG
 
@@ -27,6 +28,10 @@ ALL_ACTIVE = {name: 'active' for name in CONTROLLERS}
 
 def near(a: float | None, b: float | None) -> bool:
     return a is not None and b is not None and abs(a - b) < 1e-9
+
+
+def finite_after(_: float | None, b: float | None) -> bool:
+    return b is not None and math.isfinite(b)
 
 
 class Setpoint:
@@ -71,7 +76,10 @@ def pid_setpoint(robot: Robot) -> Setpoint:
 def batch(
     robot: Robot, row: Row, setpoint: Setpoint, pub: Any, msgs: Sequence[Any], logger: str
 ) -> Row:
-    """Bad messages while the setpoint is 0.3; it must stay there; 0.2 must work after."""
+    """Bad messages while the setpoint is 0.3; it must stay there; 0.2 must work after.
+    Huge finite values may be taken (clamped, or as they are): the setpoint must stay
+    finite, and the controllers active."""
+    huge = row.kind.startswith('huge')
     if not setpoint.set(0.3):
         row.note('the setpoint could not be set before the batch')
     topic_row(
@@ -81,9 +89,12 @@ def batch(
         msgs,
         loggers=[logger],
         observe=setpoint.value,
-        unchanged=near,
+        unchanged=finite_after if huge else near,
         expected=ALL_ACTIVE,
+        expect_error=not huge,
     )
+    if huge:
+        row.note(f'setpoint afterwards {setpoint.value()}')
     if not setpoint.set(0.2):
         row.fail('a valid command afterwards was not taken')
     return row
@@ -92,9 +103,13 @@ def batch(
 def topic_rows(robot: Robot, n: int, rows: list[Row]) -> None:
     for controller in ('arm_position_controller', 'wheel_velocity_controller'):
         sp = joint_setpoint(robot, controller)
-        msgs = [Float64(data=v) for v in cycle([NAN, INF, -INF], n)]
-        row = Row(f'/{controller}/command', 'NaN / inf values')
-        rows.append(batch(robot, row, sp, sp.pub, msgs, controller))
+        for kind, values in [
+            ('NaN / inf values', [NAN, INF, -INF]),
+            ('huge finite values (+-1e308)', [HUGE, -HUGE]),
+        ]:
+            msgs = [Float64(data=v) for v in cycle(values, n)]
+            row = Row(f'/{controller}/command', kind)
+            rows.append(batch(robot, row, sp, sp.pub, msgs, controller))
     sp = joint_setpoint(robot, 'arm_position_controller')
     pub = robot.node.create_publisher(
         Float64MultiArray, '/arm_position_controller/command_with_velocity', 10
@@ -102,6 +117,7 @@ def topic_rows(robot: Robot, n: int, rows: list[Row]) -> None:
     for kind, values in [
         ('wrong sizes', [[], [0.5], [0.5, 0.0, 1.0]]),
         ('NaN / inf values', [[NAN, 0.0], [0.5, INF], [-INF, NAN]]),
+        ('huge finite values (+-1e308)', [[HUGE, 0.0], [0.5, -HUGE], [-HUGE, HUGE]]),
     ]:
         msgs = [Float64MultiArray(data=v) for v in cycle(values, n)]
         row = Row('/arm_position_controller/command_with_velocity', kind)
@@ -117,6 +133,11 @@ def topic_rows(robot: Robot, n: int, rows: list[Row]) -> None:
             MultiDOFCommand(dof_names=['tool_joint'], values=[INF]),
             MultiDOFCommand(dof_names=['tool_joint'], values=[0.5], values_dot=[-INF]),
         ],
+        'huge finite values (+-1e308)': [
+            MultiDOFCommand(dof_names=['tool_joint'], values=[HUGE]),
+            MultiDOFCommand(dof_names=['tool_joint'], values=[-HUGE]),
+            MultiDOFCommand(dof_names=['tool_joint'], values=[0.5], values_dot=[HUGE]),
+        ],
         'unknown dof names': [
             MultiDOFCommand(dof_names=['no_such_joint'], values=[0.5]),
             MultiDOFCommand(dof_names=['arm_joint'], values=[0.5]),
@@ -129,7 +150,10 @@ def topic_rows(robot: Robot, n: int, rows: list[Row]) -> None:
 
 def run(n: int, rows: list[Row]) -> None:
     with running(
-        [CONFIG / 'pid_controllers.yaml'], CONFIG / 'pid_joint_robot.urdf', CONTROLLERS
+        [CONFIG / 'pid_controllers.yaml'],
+        CONFIG / 'pid_joint_robot.urdf',
+        CONTROLLERS,
+        recorded=['py_controllers/SimulatedSystem'],
     ) as robot:
         topic_rows(robot, n, rows)
         param_inputs.pid_rows(robot, n, rows, ALL_ACTIVE)

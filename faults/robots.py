@@ -10,9 +10,10 @@ from py_controllers.testing import CONFIG
 MINIMAL_URDF = (CONFIG / 'minimal_robot.urdf').read_text()
 
 
-def fault_robot(arm_record: Path, aux_record: Path) -> str:
+def fault_robot(arm_record: Path, aux_record: Path, aux_params: dict | None = None) -> str:
     """Two FaultInjectionSystem components: 'Arm' (j1, j2 and the `faults` gpio) and 'Aux'
-    (j3); revolute joints with position/velocity/effort commands, each writing a record."""
+    (j3, with `aux_params` too); revolute joints with position/velocity/effort commands,
+    each writing a record."""
     joints = ['j1', 'j2', 'j3']
     links = ''.join(f'<link name="l_{j}"/>' for j in joints)
     urdf_joints = ''.join(
@@ -29,11 +30,12 @@ def fault_robot(arm_record: Path, aux_record: Path) -> str:
             '</state_interface><state_interface name="velocity"/></joint>'
         )
 
-    def component(name: str, record: Path, body: str) -> str:
+    def component(name: str, record: Path, body: str, params: dict | None = None) -> str:
+        extra = ''.join(f'<param name="{k}">{v}</param>' for k, v in (params or {}).items())
         return (
             f'<ros2_control name="{name}" type="system"><hardware>'
             '<plugin>py_controllers/FaultInjectionSystem</plugin>'
-            f'<param name="record_file">{record}</param></hardware>{body}</ros2_control>'
+            f'<param name="record_file">{record}</param>{extra}</hardware>{body}</ros2_control>'
         )
 
     gpio = (
@@ -41,7 +43,7 @@ def fault_robot(arm_record: Path, aux_record: Path) -> str:
         '<command_interface name="write"/></gpio>'
     )
     arm = component('Arm', arm_record, joint('j1') + joint('j2') + gpio)
-    aux = component('Aux', aux_record, joint('j3'))
+    aux = component('Aux', aux_record, joint('j3'), aux_params)
     return f'<robot name="faults"><link name="base"/>{links}{urdf_joints}{arm}{aux}</robot>'
 
 

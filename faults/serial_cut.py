@@ -77,7 +77,10 @@ def cut_and_restore(robot: Robot, base: Base, board: PtyFirmware, device: Path, 
     if moving:
         row.after_stop = (row.after_stop or 0) + 1
         row.note(f'board told to move {moving[0]} before any controller was active')
-    switched = robot.switch(CONTROLLERS, [])
+    # a failed component takes out only the controllers that command it (the broadcaster
+    # stays active): bring back what went down
+    down = [n for n in CONTROLLERS if (states() or {}).get(n) != 'active']
+    switched = robot.switch(down, [])
     if switched is None or not switched[0]:
         row.fail(f'switch after the restore failed: {switched}')
     robot.expect_states(row, {name: 'active' for name in CONTROLLERS})

@@ -1,7 +1,7 @@
-"""Every way out stops the robot: SIGINT and SIGTERM mid-motion (exit 0), and a loop
-killed by a SystemExit from hardware or a controller (exit 1, FATAL in the log). Either
-way the hardware's last write() must carry 0 velocity: anything else is a command after
-stop. Each run is a fresh ros2_control_node."""
+"""Every way out stops the robot: SIGINT, SIGTERM, SIGHUP (a closed terminal) and SIGQUIT
+mid-motion (exit 0), and a loop killed by a SystemExit from hardware or a controller (exit
+1, FATAL in the log). Either way the hardware's last write() must carry 0 velocity:
+anything else is a command after stop. Each run is a fresh ros2_control_node."""
 
 from __future__ import annotations
 
@@ -82,5 +82,5 @@ def loop_death_row(kind: str, inject: str) -> Row:
 def run(signals: int, rows: list[Row]) -> None:
     rows.append(loop_death_row('hardware read() raises SystemExit', 'read'))
     rows.append(loop_death_row('controller update() raises SystemExit', 'update'))
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         rows.append(signal_row(sig, signals))

@@ -30,6 +30,7 @@ def topic_row(
     robot.wait(lambda: pub.get_subscription_count() > 0, 10.0)
     before = settled(robot, observe, unchanged)
     mark = robot.mark()
+    bad_writes = robot.nonfinite_writes()
     with robot.batch(row):
         for msg in msgs:
             pub.publish(msg)
@@ -49,6 +50,17 @@ def topic_row(
         elif row.sent >= 5 and row.logs >= row.sent:
             row.note(f'log not throttled ({row.logs} lines)')
     robot.expect_states(row, expected)
+    robot.reactivate(row, expected)
+    if bad_writes is not None:
+        count_nonfinite(robot, row, bad_writes)
+
+
+def count_nonfinite(robot: Robot, row: Row, before: int) -> None:
+    """Fail `row` if write() got non-finite commands since `before`; say so either way."""
+    bad = (robot.nonfinite_writes() or 0) - before
+    row.note(f'{bad} non-finite writes')
+    if bad:
+        row.fail('non-finite commands reached the hardware')
 
 
 def settled(

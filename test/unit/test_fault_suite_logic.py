@@ -1,0 +1,138 @@
+"""The fault suite's own arithmetic (make faults): how far a released joint moved, how a
+wheel braked, which writes carried non-finite commands, what counts as a refusal."""
+
+import math
+from types import SimpleNamespace
+
+import pytest
+from sensor_msgs.msg import JointState
+
+from faults.common import Row
+from faults.exits import refusals
+from faults.recording import nonfinite_writes, recorded, recorded_urdf
+from faults.release import DIFFBOT, SIM_ARM, fic_yaml, judge
+from faults.release_rig import WHEEL_SPEED, Motion
+from faults.storms import Tally
+
+JOINTS = ['a', 'b']
+
+
+def state(t_s: float, positions, velocities=(0.0, 0.0), names=JOINTS) -> JointState:
+    msg = JointState(name=list(names), position=list(positions), velocity=list(velocities))
+    msg.header.stamp.sec = int(t_s)
+    msg.header.stamp.nanosec = round((t_s - int(t_s)) * 1e9)
+    return msg
+
+
+def test_motion_is_the_largest_distance_from_the_held_position_of_each_joint():
+    motion = Motion(
+        state(0.0, [0.6, -0.2]),
+        [state(0.5, [0.601, -0.2]), state(1.0, [0.598, -0.203]), state(3.0, [0.6, -0.2])],
+    )
+    moved = motion.moved(JOINTS)
+    assert moved == pytest.approx({'a': 0.002, 'b': 0.003})
+
+
+def test_braking_starts_at_the_last_sample_at_full_speed():
+    v = WHEEL_SPEED
+    # 1 s at full speed while the tool runs, then 0.2 s to rest, 1 rad rolled after
+    msgs = [
+        state(0.5, [5.0, 5.0], [v, v]),
+        state(1.0, [10.0, 10.0], [v, v]),
+        state(1.1, [10.7, 10.7], [v / 2, v / 2]),
+        state(1.2, [11.0, 11.0], [0.001, 0.0]),
+        state(3.0, [11.0, 11.0], [0.0, 0.0]),
+    ]
+    rolled, rest = Motion(state(0.0, [0.0, 0.0], [v, v]), msgs).braking(JOINTS, v)
+    assert rolled == pytest.approx(1.0)
+    assert rest == pytest.approx(0.2)
+
+
+def test_a_wheel_still_turning_at_the_end_never_came_to_rest():
+    v = WHEEL_SPEED
+    msgs = [state(1.0, [1.0, 1.0], [0.5, 0.5]), state(3.0, [2.0, 2.0], [0.02, 0.0])]
+    _, rest = Motion(state(0.0, [0.0, 0.0], [v, v]), msgs).braking(JOINTS, v)
+    assert rest is None
+
+
+def test_an_arm_that_moves_5_mrad_fails_its_row_and_a_rolling_wheel_is_a_command_after_stop():
+    joints = SIM_ARM.joints
+    held = state(0.0, [0.6] * 6, [0.0] * 6, joints)
+    sagged = Motion(held, [state(3.0, [0.6, 0.605, 0.6, 0.6, 0.6, 0.6], [0.0] * 6, joints)])
+    row = Row('arm', 'release')
+    judge(row, SIM_ARM, sagged)
+    assert not row.states_ok and row.notes[0].startswith('5.00 mrad max (joint2)')
+
+    wheels = DIFFBOT.joints
+    rolling = Motion(
+        state(0.0, [0.0, 0.0], [WHEEL_SPEED] * 2, wheels),
+        [state(3.0, [9.0, 9.0], [3.0, 3.0], wheels)],
+    )
+    row = Row('base', 'release', after_stop=0)
+    judge(row, DIFFBOT, rolling)
+    assert row.after_stop == 1 and not row.states_ok
+
+
+def test_only_claimed_non_finite_commands_count_as_reaching_the_hardware(tmp_path, monkeypatch):
+    monkeypatch.setenv('FAULTS_RECORD_DIR', str(tmp_path))
+
+    class Plain:  # the part of a hardware component the recorder uses
+        def __init__(self):
+            self.info = SimpleNamespace(name='Arm')
+            self.command_interfaces = {
+                'j1/velocity': SimpleNamespace(value=math.inf),
+                'j2/velocity': SimpleNamespace(value=math.nan),  # unclaimed: "no command"
+            }
+
+        def perform_command_mode_switch(self, start, stop):
+            return None
+
+        def write(self, time, period):
+            return None
+
+    component = recorded(Plain)()
+    component.write(None, None)
+    assert nonfinite_writes(tmp_path) == 0  # nothing claimed yet
+    component.perform_command_mode_switch(['j1/velocity'], [])
+    component.write(None, None)
+    component.command_interfaces['j1/velocity'].value = 1e308  # huge but finite
+    component.write(None, None)
+    assert nonfinite_writes(tmp_path) == 1
+    component.perform_command_mode_switch([], ['j1/velocity'])
+    component.command_interfaces['j1/velocity'].value = math.inf
+    component.write(None, None)
+    assert nonfinite_writes(tmp_path) == 1
+
+
+def test_recorded_urdf_swaps_only_the_named_plugins():
+    urdf = (
+        '<plugin>py_controllers/SimulatedSystem</plugin>'
+        '<plugin>mock_components/GenericSystem</plugin>'
+    )
+    swapped = recorded_urdf(urdf, ['py_controllers/SimulatedSystem'])
+    assert swapped == (
+        '<plugin>recorded/py_controllers/SimulatedSystem</plugin>'
+        '<plugin>mock_components/GenericSystem</plugin>'
+    )
+
+
+def test_the_fault_injection_controllers_hold_the_arm_in_position_and_fall_back():
+    text = fic_yaml([SIM_ARM, DIFFBOT])
+    assert 'fic_arm_controller_fb: {type: py_controllers/FaultInjectionController, ' in text
+    assert 'fallback_controllers: [diff_drive_controller]' in text
+    assert 'command_interfaces: [joint1/position, joint2/position' in text
+    assert 'command_interfaces: [left_wheel_joint/velocity, right_wheel_joint/velocity]' in text
+
+
+def test_a_refusal_is_a_line_naming_the_parameter():
+    output = "[ros2_control_node] ERROR: parameter 'cpu_affinity' must be an integer\nother"
+    assert refusals(output, 'cpu_affinity') == [output.splitlines()[0]]
+    assert refusals(output, 'thread_priority') == []
+
+
+def test_a_storm_tally_counts_unanswered_and_refused_calls_apart():
+    tally = Tally()
+    for what, ok in [('load a', True), ('load b', None), ('unload c', False), ('x', False)]:
+        tally.count(what, ok)
+    assert (tally.sent, tally.unanswered, tally.refused) == (4, 1, 2)
+    assert tally.refusals == ['unload c', 'x']
