@@ -3,7 +3,8 @@ holds where it is (an arm, < 5 mrad over the next 3 s) or brakes to rest (a whee
 
 Paths: deactivate (switch_controller), unspawn (`unspawner`), error (a
 FaultInjectionController holding the joints fails: update() returns ERROR), fallback (the
-same with `fallback_controllers`: the arm and diff drive controllers take over) and
+same with `fallback_controllers`: a JointGroupPositionController takes the arm over, holding
+it where the release left it; the diff drive controller takes the base over) and
 shutdown (SIGINT). Kinds: SimulatedSystem (the demo arm) and DiffBotSystem (the demo
 base) in one demo robot, MujocoSystem (arm6, use_sim_time) in another. An arm is taken to
 0.6 rad on every joint (gravity on the shoulder and the elbow) and settled, a base rolls
@@ -60,6 +61,12 @@ class Part:
     def arm(self) -> bool:
         return self.joints == ARM
 
+    @property
+    def holder(self) -> str:
+        """The fallback of `fic_fb`: a position hold for an arm, the controller itself for a
+        base (an arm's effort controller would start its PID with an empty integral)."""
+        return f'hold_{self.controller}' if self.arm else self.controller
+
 
 SIM_ARM = Part('SimulatedSystem (demo arm)', 'ArmSystem', 'arm_controller', ARM)
 DIFFBOT = Part('DiffBotSystem (demo base)', 'DiffBot', 'diff_drive_controller', WHEELS)
@@ -77,8 +84,13 @@ def fic_yaml(parts: list[Part]) -> str:
         types.append(f'    {p.fic}: {{type: py_controllers/FaultInjectionController}}')
         types.append(
             f'    {p.fic_fb}: {{type: py_controllers/FaultInjectionController, '
-            f'fallback_controllers: [{p.controller}]}}'
+            f'fallback_controllers: [{p.holder}]}}'
         )
+        if p.holder != p.controller:
+            types.append(
+                f'    {p.holder}: {{type: position_controllers/JointGroupPositionController}}'
+            )
+            params.append(f'{p.holder}:\n  ros__parameters:\n    joints: [{", ".join(p.joints)}]')
         for name in (p.fic, p.fic_fb):
             params.append(
                 f'{name}:\n  ros__parameters:\n'
@@ -131,6 +143,7 @@ class Releases:
         controllers = [p.controller for p in self.parts]
         fics = [p.fic for p in self.parts]
         fallbacks = [p.fic_fb for p in self.parts]
+        holders = [p.holder for p in self.parts]
         if self.ready('deactivate', controllers):
             self.measure('deactivate', lambda: self.switch([], controllers))
         if self.switch(controllers, []) and self.ready('unspawn', controllers):
@@ -143,9 +156,14 @@ class Releases:
             self.rig.driving = False  # the diff drive takes over with no cmd_vel: stop
             self.measure('fallback', lambda: self.rig.fail(fallbacks))
             self.robot.expect_states(self.rows[self.parts[0].kind, 'fallback'], {
-                **dict.fromkeys(controllers, 'active'), **dict.fromkeys(fallbacks, 'inactive')
+                **dict.fromkeys(holders, 'active'), **dict.fromkeys(fallbacks, 'inactive')
             })  # fmt: skip
-        if self.ready('shutdown', controllers):
+        standing_in = [h for h in holders if h not in controllers]
+        if standing_in and not self.switch(
+            [p.controller for p in self.parts if p.arm], standing_in
+        ):
+            self.fail('shutdown', 'the arm controller could not take over from its hold')
+        elif self.ready('shutdown', controllers):
             self.shutdown()
 
     def shutdown(self) -> None:
