@@ -203,3 +203,44 @@ def test_a_component_in_a_transition_at_shutdown_is_shut_down_when_it_ends(harne
     assert outcome.result()[0] is True
     assert other.shutdowns == 1
     assert m.rm.components['Other'].state == S.FINALIZED
+
+
+def test_a_transition_requested_between_the_detached_check_and_its_run_waits_for_the_run(
+    harness,
+):
+    # The detached thread checks that no transition is under way, then runs read(): a
+    # transition asked for between the two must wait for that run, never run beside it.
+    node = running_manager(harness, async_robot('detached'))
+    m = node.manager
+    managed = m.rm.components['Slow']
+    slow = managed.component
+    gate = slow.deactivate_gate = threading.Event()
+    requested: list = []
+    beside: list[str] = []
+    plain_read = slow.read
+
+    def read(time_, period):
+        if slow.deactivating.is_set() and not gate.is_set():
+            beside.append('read() during on_deactivate')
+        return plain_read(time_, period)
+
+    class AskedInTheGap(type(managed)):
+        @property
+        def state(self):
+            if threading.current_thread().name == 'async:Slow' and not requested:
+                requested.append(m.supervisor.request_hardware_state('Slow', S.INACTIVE))
+                slow.deactivating.wait(0.5)  # every chance for the transition to go first
+            return super().state
+
+    try:
+        slow.read = read
+        managed.__class__ = AskedInTheGap
+        assert harness.spin_until(lambda: bool(requested))
+        assert harness.spin_until(slow.deactivating.is_set)
+        gate.set()
+        assert harness.spin_until(requested[0].done)
+        assert requested[0].result() == (True, S.INACTIVE)
+        assert beside == []
+    finally:
+        gate.set()
+        node.shutdown()
