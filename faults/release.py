@@ -150,9 +150,13 @@ class Releases:
             self.measure('unspawn', lambda: self.rig.tool('unspawner', *controllers))
         if not self.rig.tool('spawner', *controllers, '--inactive'):
             self.fail('unspawn', 'the controllers could not be spawned again')
-        if self.switch(fics, []) and self.ready('error', fics):
+        if not self.switch(fics, []):
+            self.fail('error', 'the failing controllers could not be activated')
+        elif self.ready('error', fics):
             self.measure('error', lambda: self.rig.fail(fics))
-        if self.switch(fallbacks, []) and self.ready('fallback', fallbacks):
+        if not self.switch(fallbacks, []):
+            self.fail('fallback', 'the controllers with fallbacks could not be activated')
+        elif self.ready('fallback', fallbacks):
             self.rig.driving = False  # the diff drive takes over with no cmd_vel: stop
             self.measure('fallback', lambda: self.rig.fail(fallbacks))
             self.robot.expect_states(self.rows[self.parts[0].kind, 'fallback'], {
@@ -264,6 +268,7 @@ def run(rows: list[Row]) -> None:
             (folder / 'fic.yaml').write_text(fic_yaml(parts))
             controllers = ['joint_state_broadcaster', *[p.controller for p in parts]]
             inactive = [name for p in parts for name in (p.fic, p.fic_fb)]
+            inactive += [p.holder for p in parts if p.holder != p.controller]
             with release_robot(
                 folder,
                 urdf,
