@@ -7,9 +7,11 @@ threshold; once the loop has gone `periods` periods (and at least `min_stall_s`)
 cycle it reports the stall once: the loop thread's stack in the log (and every thread's on
 stderr, through faulthandler), then `on_stall`. When cycles come back it says so.
 
-`min_stall_s` keeps a Python process's ordinary pauses (a garbage collection, another
-thread holding the interpreter) at fast rates from counting as a stall: those are
-overruns, counted by the loop's statistics.
+The watchdog also notices when it was paused itself (a look due long ago): then the whole
+process lost the processor (a busy host, a debugger), the loop is not to blame, and the
+count starts again. `min_stall_s` keeps a Python process's ordinary pauses (a garbage
+collection, another thread holding the interpreter) at fast rates from counting as a
+stall: those are overruns, counted by the loop's statistics.
 """
 
 from __future__ import annotations
@@ -47,6 +49,8 @@ class LoopWatchdog:
         self.on_recover = on_recover
         self.stalled_since_ns: int | None = None  # heartbeat of the stall being reported
         self.stalls = 0
+        self._next_check_ns: int | None = None  # when the next look is due
+        self._counted_from_ns = 0  # silence before this (a pause of the process) is not counted
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -66,24 +70,35 @@ class LoopWatchdog:
         self._stop.set()
 
     def _run(self) -> None:
-        check_s = self.threshold_ns * 1e-9 / 4
-        while not self._stop.wait(check_s):
-            loop = self.loop
-            if not loop.running:
-                continue
-            beat = loop.last_cycle_ns
-            silent_ns = time.monotonic_ns() - beat
-            if self.stalled_since_ns is not None:
-                if beat != self.stalled_since_ns:
-                    stalled_s = (beat - self.stalled_since_ns) * 1e-9
-                    self.stalled_since_ns = None
-                    if self.on_recover is not None:
-                        self.on_recover(stalled_s)
-                continue
-            if silent_ns > self.threshold_ns:
-                self.stalled_since_ns = beat
-                self.stalls += 1
-                self.on_stall(silent_ns * 1e-9, self._loop_stack())
+        check_ns = self.threshold_ns // 4
+        while not self._stop.wait(check_ns * 1e-9):
+            self.check(time.monotonic_ns(), check_ns)
+
+    def check(self, now_ns: int, check_ns: int) -> None:
+        """One look at the heartbeat at monotonic `now_ns`, `check_ns` after the last look
+        was due. A look that comes late by more than a whole check interval means this
+        thread did not run either: the process or the host paused, not the loop, so the
+        silence before now does not count (a paused process would otherwise stop itself)."""
+        expected = self._next_check_ns
+        self._next_check_ns = now_ns + check_ns
+        if expected is not None and now_ns - expected > check_ns:
+            self._counted_from_ns = now_ns
+        loop = self.loop
+        if not loop.running:
+            return
+        beat = loop.last_cycle_ns
+        if self.stalled_since_ns is not None:
+            if beat != self.stalled_since_ns:
+                stalled_s = (beat - self.stalled_since_ns) * 1e-9
+                self.stalled_since_ns = None
+                if self.on_recover is not None:
+                    self.on_recover(stalled_s)
+            return
+        silent_ns = now_ns - max(beat, self._counted_from_ns)
+        if silent_ns > self.threshold_ns:
+            self.stalled_since_ns = beat
+            self.stalls += 1
+            self.on_stall((now_ns - beat) * 1e-9, self._loop_stack())
 
     def _loop_stack(self) -> str:
         """The loop thread's Python stack (all threads also go to stderr via faulthandler)."""

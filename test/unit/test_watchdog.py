@@ -1,0 +1,91 @@
+"""The loop watchdog's judgement, with worked times: a loop silent for its threshold is a
+stall, a pause of the whole process (the watchdog late too) is not, recovery is reported."""
+
+from py_controllers.controller_manager.watchdog import LoopWatchdog
+
+MS = 1_000_000
+
+
+class Loop:
+    """What the watchdog reads of a ControlLoop: a 10 ms period, a heartbeat."""
+
+    period_ns = 10 * MS
+    running = True
+    thread_ident = None
+
+    def __init__(self) -> None:
+        self.last_cycle_ns = 0
+
+
+def watchdog(loop):
+    events = []
+    dog = LoopWatchdog(
+        loop,
+        periods=10,
+        min_stall_s=0.25,
+        on_stall=lambda silent_s, stack: events.append(('stall', round(silent_s, 3))),
+        on_recover=lambda stalled_s: events.append(('recovered', round(stalled_s, 3))),
+    )
+    return dog, events
+
+
+def test_the_threshold_is_the_larger_of_the_periods_and_the_floor():
+    dog, _ = watchdog(Loop())
+    assert dog.threshold_ns == 250 * MS  # 10 periods of 10 ms = 100 ms < 250 ms
+    Loop.period_ns = 50 * MS
+    try:
+        assert watchdog(Loop())[0].threshold_ns == 500 * MS
+    finally:
+        Loop.period_ns = 10 * MS
+
+
+def test_a_loop_silent_past_the_threshold_is_a_stall_reported_once_then_its_recovery():
+    loop = Loop()
+    dog, events = watchdog(loop)
+    check = dog.threshold_ns // 4  # 62.5 ms
+    t = 0
+    for _ in range(4):  # looks on time; the loop's last cycle ended at 0
+        t += check
+        dog.check(t, check)
+    assert events == []  # 250 ms of silence: not more than the threshold yet
+    t += check
+    dog.check(t, check)
+    assert events == [('stall', 0.312)] and dog.stalled
+    t += check
+    dog.check(t, check)
+    assert events == [('stall', 0.312)]  # once
+    loop.last_cycle_ns = t + 5 * MS
+    t += check
+    dog.check(t, check)
+    assert events == [('stall', 0.312), ('recovered', 0.38)] and not dog.stalled
+
+
+def test_a_pause_of_the_whole_process_is_not_the_loops_stall():
+    loop = Loop()
+    dog, events = watchdog(loop)
+    check = dog.threshold_ns // 4
+    dog.check(check, check)
+    t = check + 670 * MS  # the watchdog itself woke 0.6 s late: the process was paused
+    dog.check(t, check)
+    assert events == []
+    for _ in range(10):  # the loop runs again at once
+        loop.last_cycle_ns = t + 10 * MS
+        t += check
+        dog.check(t, check)
+    assert events == []
+
+
+def test_a_loop_still_silent_a_threshold_after_a_pause_is_stalled():
+    loop = Loop()
+    dog, events = watchdog(loop)
+    check = dog.threshold_ns // 4
+    dog.check(check, check)
+    t = check + 670 * MS  # paused; the loop never beats again
+    dog.check(t, check)
+    for _ in range(4):  # 250 ms counted from the pause: not more than the threshold yet
+        t += check
+        dog.check(t, check)
+    assert events == []
+    t += check
+    dog.check(t, check)
+    assert events == [('stall', 1.045)]  # silent since 0, counted since the pause
