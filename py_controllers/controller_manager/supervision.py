@@ -173,12 +173,14 @@ class Supervisor:
         return outcome
 
     # --- every way out ----------------------------------------------------------------
-    def final_write(self, *, timeout_s: float = FINAL_WRITE_TIMEOUT_S) -> list[str]:
+    def final_write(
+        self, *, timeout_s: float = FINAL_WRITE_TIMEOUT_S, loop_stuck: bool = False
+    ) -> list[str]:
         """write() every active component once, outside the loop, async ones included
         (their threads stopped first), within `timeout_s`; the names that failed (or were
         still writing when the time ran out)."""
         cm = self.cm
-        locked = cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
+        locked = not loop_stuck and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
         if not locked:
             cm.logger.error('final write without the cycle lock: the control cycle is stuck')
         current: list[str] = []
@@ -205,10 +207,11 @@ class Supervisor:
             cm.logger.error(f"hardware '{name}': the final write() failed")
         return failed
 
-    def stop_robot(self, stop_loop: Callable[[], bool] | None = None) -> None:
+    def stop_robot(self, stop_loop: Callable[[], bool] | None = None) -> bool:
         """The safe stop, each step bounded: the loop stopped, every controller deactivated
         whatever the hardware says (its commands to their hold values, the hardware told
-        through its command-mode switch), then one final write to every component."""
+        through its command-mode switch), then one final write to every component. False
+        when the loop is stuck inside a cycle (nothing waits for it then)."""
         cm = self.cm
         loop_stopped = stop_loop() if stop_loop is not None else True
         locked = loop_stopped and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
@@ -221,7 +224,8 @@ class Supervisor:
         finally:
             if locked:
                 cm.cycle_lock.release()
-        self.final_write()
+        self.final_write(loop_stuck=not loop_stopped)
+        return loop_stopped
 
     def shutdown(self, stop_loop: Callable[[], bool] | None = None) -> None:
         """Stop the robot (`stop_robot`), then free everything: controllers unloaded, hardware
@@ -232,8 +236,8 @@ class Supervisor:
         if not admin:
             cm.logger.error('shutdown: a service request is still under way; not waiting for it')
         try:
-            self.stop_robot(stop_loop)
-            free = admin and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
+            loop_stopped = self.stop_robot(stop_loop)
+            free = admin and loop_stopped and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
             if free:
                 cm.cycle_lock.release()
                 for name in list(cm.controllers):
