@@ -154,3 +154,27 @@ def test_load_unload_storms_during_failures_never_kill_the_loop(harness):
         assert failures > 10 and loaded > 10, (failures, loaded)
     finally:
         node.shutdown()
+
+
+@pytest.mark.parametrize('refusal', ['raises', 'refuses'])
+def test_shutdown_stops_the_robot_when_the_hardware_refuses_the_mode_switch(harness, refusal):
+    # the old way out went through switch_controller, which gave up at the refusal and left
+    # the controllers active: the final write then sent their last commands
+    sm = SteppedManager(harness, robot({'Arm': ({}, ['j1'])}))
+    m = sm.manager
+    ctrl = start(m, 'vel', 'Commanding', interfaces=['j1/velocity'])
+    sm.step(3)
+    hw = m.rm.components['Arm'].component
+    assert hw.last_write['j1/velocity'] == 1.5
+
+    def refuse(start_interfaces, stop_interfaces):
+        if refusal == 'raises':
+            raise RuntimeError('no mode switch today')
+        return ReturnType.ERROR
+
+    hw.prepare_command_mode_switch = refuse
+    hw.perform_command_mode_switch = refuse
+    sm.shutdown()
+    assert m.controllers == {}  # unloaded
+    assert hw.writes == 4  # the final write
+    assert hw.last_write['j1/velocity'] == 0.0
