@@ -162,7 +162,7 @@ def test_shutdown_stops_the_robot_when_the_hardware_refuses_the_mode_switch(harn
     # the controllers active: the final write then sent their last commands
     sm = SteppedManager(harness, robot({'Arm': ({}, ['j1'])}))
     m = sm.manager
-    ctrl = start(m, 'vel', 'Commanding', interfaces=['j1/velocity'])
+    start(m, 'vel', 'Commanding', interfaces=['j1/velocity'])
     sm.step(3)
     hw = m.rm.components['Arm'].component
     assert hw.last_write['j1/velocity'] == 1.5
