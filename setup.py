@@ -129,6 +129,10 @@ setup(
             'py_controllers/FaultInjectionSystem = '
             'py_controllers.hardware.fault_injection:FaultInjectionSystem',
             'py_controllers/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
+            # upstream MuJoCo URDFs name it as ros-controls' and moveit's plugins
+            'mujoco_ros2_control/MujocoSystemInterface = '
+            'py_controllers.hardware.mujoco_system:MujocoSystem',
+            'mujoco_ros2_control/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '

@@ -46,10 +46,14 @@ from py_controllers.hardware.component_params import float_param
 
 POSITION, VELOCITY, EFFORT, OTHER = 'position', 'velocity', 'effort', 'other'
 COMMAND_KINDS = (POSITION, VELOCITY, EFFORT)
-JOINT_STATES = ('position', 'velocity', 'effort', 'acceleration')
+# upstream (ros-controls) names for an effort: the same data, a linear or angular joint's
+EFFORT_NAMES = {'effort': EFFORT, 'force': EFFORT, 'torque': EFFORT}
+COMMAND_NAMES = {POSITION: POSITION, VELOCITY: VELOCITY, **EFFORT_NAMES}
+JOINT_STATES = ('position', 'velocity', 'effort', 'force', 'torque', 'acceleration')
 QFRC_APPLIED = -1  # Drive.actuator when the output goes into qfrc_applied
 _ACTUATOR_NAMES = {POSITION: 'position actuator', VELOCITY: 'velocity actuator'}
 _ACTUATOR_NAMES.update({EFFORT: 'motor', OTHER: 'general actuator'})
+_ACTUATOR = mujoco.mjtObj.mjOBJ_ACTUATOR
 _GAIN_ALIASES = {'p': ('p', 'kp'), 'i': ('i', 'ki'), 'd': ('d', 'kd', 'kv')}
 
 
@@ -65,6 +69,11 @@ class ServoGains:
     i: float = 0.0
     d: float = 0.0
     i_clamp: float = math.inf
+    u_clamp: float = math.inf  # bound on the output, +-u_clamp
+
+    def clamp(self, out: float) -> float:
+        """`out` within +-u_clamp."""
+        return min(max(out, -self.u_clamp), self.u_clamp)
 
 
 @dataclass(frozen=True)
@@ -130,13 +139,17 @@ def _names(model: Any, obj: Any, count: int) -> str:
     return ', '.join(_name(model, obj, i) for i in range(count)) or 'none'
 
 
-def _joint_actuators(model: Any, joint_id: int) -> list[int]:
-    return [
-        i
-        for i in range(model.nu)
-        if int(model.actuator_trntype[i]) == mujoco.mjtTrn.mjTRN_JOINT
-        and model.actuator_trnid[i][0] == joint_id
-    ]
+def _joint_actuators(model: Any, joint_id: int, name: str) -> list[int]:
+    """The joint's actuators: on the joint, or (as upstream) on a tendon and named as the
+    joint (a gripper's fingers coupled by a tendon and an equality, say)."""
+
+    def drives_it(i: int) -> bool:
+        trn = int(model.actuator_trntype[i])
+        if trn == mujoco.mjtTrn.mjTRN_TENDON:
+            return _name(model, _ACTUATOR, i) == name
+        return trn == mujoco.mjtTrn.mjTRN_JOINT and model.actuator_trnid[i][0] == joint_id
+
+    return [i for i in range(model.nu) if drives_it(i)]
 
 
 def servo_gains(params: Mapping[str, str], kind: str, where: str) -> ServoGains | None:
@@ -156,6 +169,7 @@ def servo_gains(params: Mapping[str, str], kind: str, where: str) -> ServoGains 
         gain(_GAIN_ALIASES['i'], 0.0),
         gain(_GAIN_ALIASES['d'], 0.0),
         abs(gain(('i_clamp',), math.inf)),
+        abs(gain(('u_clamp',), math.inf)),
     )
     if not all(math.isfinite(g) for g in (gains.p, gains.i, gains.d)):
         raise MujocoModelError(f'{where}: servo gains must be finite numbers, got {gains}')
@@ -190,8 +204,9 @@ def _drive(
     return Drive(kind, target, servo_output[act_kind], gear, gains)
 
 
-def bind_joint(model: Any, joint: Any) -> JointBinding:
-    """Resolve a `<joint>` description; MujocoModelError naming the joint if it does not fit."""
+def bind_joint(model: Any, joint: Any, params: Mapping[str, str] | None = None) -> JointBinding:
+    """Resolve a `<joint>` description (`params` over its `<param>`s); MujocoModelError
+    naming the joint if it does not fit."""
     where = f"joint '{joint.name}'"
     joint_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint.name)
     if joint_id < 0:
@@ -204,7 +219,7 @@ def bind_joint(model: Any, joint: Any) -> JointBinding:
             f'{where} is a {kind} joint in the MuJoCo model; only hinge and slide joints '
             'can be ros2_control joints'
         )
-    actuators = _joint_actuators(model, joint_id)
+    actuators = _joint_actuators(model, joint_id, joint.name)
     if len(actuators) > 1:
         names = ', '.join(_name(model, mujoco.mjtObj.mjOBJ_ACTUATOR, i) for i in actuators)
         raise MujocoModelError(
@@ -216,22 +231,24 @@ def bind_joint(model: Any, joint: Any) -> JointBinding:
     gear = float(model.actuator_gear[actuator][0]) if actuators else 1.0
     if actuators and gear == 0.0:
         raise MujocoModelError(f'{where}: its actuator has gear 0')
-    params = getattr(joint, 'parameters', None) or {}
+    if params is None:
+        params = getattr(joint, 'parameters', None) or {}
     drives = {}
     for itf in joint.command_interfaces:
-        if itf.name not in COMMAND_KINDS:
+        if itf.name not in COMMAND_NAMES:
             raise MujocoModelError(
                 f"{where}: command interface '{itf.name}' is not simulated "
-                '(use position, velocity or effort)'
+                '(use position, velocity or effort; force and torque name an effort)'
             )
-        drives[itf.name] = _drive(itf.name, actuator, act_kind, gear, params, where)
+        kind = COMMAND_NAMES[itf.name]
+        drives[itf.name] = _drive(kind, actuator, act_kind, gear, params, where)
     for itf in joint.state_interfaces:
         if itf.name not in JOINT_STATES:
             raise MujocoModelError(
                 f"{where}: state interface '{itf.name}' is not simulated "
                 f'(use {", ".join(JOINT_STATES)})'
             )
-    hold = next((drives[k] for k in COMMAND_KINDS if k in drives), None)
+    hold = next((drives[k] for k in COMMAND_NAMES if k in drives), None)
     if hold is None and act_kind in COMMAND_KINDS:
         hold = Drive(act_kind, actuator, act_kind, gear)
     qpos_adr, dof_adr = int(model.jnt_qposadr[joint_id]), int(model.jnt_dofadr[joint_id])
@@ -269,18 +286,21 @@ SENSOR_LAYOUTS: dict[str, dict[str, SensorPart]] = {
         'angular_velocity': _part('angular_velocity', '_gyro', _S.mjSENS_GYRO),
         'linear_acceleration': _part('linear_acceleration', '_accel', _S.mjSENS_ACCELEROMETER),
     },
+    'pose': {
+        'position': _part('position', '_pos', _S.mjSENS_FRAMEPOS),
+        'orientation': _part('orientation', '_quat', _S.mjSENS_FRAMEQUAT),
+    },
+    'magnetometer': {'magnetic_field': _part('magnetic_field', '', _S.mjSENS_MAGNETOMETER)},
 }
 
 
-def _sensor_type(sensor: Any) -> str:
-    params = getattr(sensor, 'parameters', None) or {}
-    declared = params.get('mujoco_type', '').strip().lower()
+def _sensor_type(sensor: Any, declared: str) -> str:
     groups = {itf.name.partition('.')[0] for itf in sensor.state_interfaces}
     if declared:
         if declared not in SENSOR_LAYOUTS:
             raise MujocoModelError(
                 f"sensor '{sensor.name}': mujoco_type '{declared}' is not simulated "
-                '(use fts or imu)'
+                f'(use {", ".join(SENSOR_LAYOUTS)})'
             )
         return declared
     for mujoco_type, layout in SENSOR_LAYOUTS.items():
@@ -288,16 +308,26 @@ def _sensor_type(sensor: Any) -> str:
             return mujoco_type
     raise MujocoModelError(
         f"sensor '{sensor.name}': cannot tell its kind from its interfaces; give "
-        "<param name='mujoco_type'> fts or imu"
+        f"<param name='mujoco_type'> ({', '.join(SENSOR_LAYOUTS)}); cameras and lidars are "
+        'not simulated'
     )
 
 
-def bind_sensor(model: Any, sensor: Any, hardware_params: Mapping[str, str]) -> list[SensorReading]:
-    """Resolve a `<sensor>`; MujocoModelError naming the sensor and the missing MJCF sensor."""
+def bind_sensor(
+    model: Any,
+    sensor: Any,
+    hardware_params: Mapping[str, str],
+    named: tuple[str, str] | None = None,
+) -> list[SensorReading]:
+    """Resolve a `<sensor>`; MujocoModelError naming the sensor and the missing MJCF sensor.
+    `named`: (mujoco_type, base name) from the sensor's name (moveit's `_fts`/`_imu`)."""
     where = f"sensor '{sensor.name}'"
-    layout = SENSOR_LAYOUTS[_sensor_type(sensor)]
     params = getattr(sensor, 'parameters', None) or {}
+    declared = params.get('mujoco_type', '').strip().lower()
     base = params.get('mujoco_sensor_name') or sensor.name
+    if named is not None and not declared and 'mujoco_sensor_name' not in params:
+        declared, base = named
+    layout = SENSOR_LAYOUTS[_sensor_type(sensor, declared)]
     readings = []
     for itf in sensor.state_interfaces:
         group, _, field = itf.name.partition('.')
@@ -327,7 +357,7 @@ def bind_sensor(model: Any, sensor: Any, hardware_params: Mapping[str, str]) -> 
 
 
 # --- the model file ----------------------------------------------------------------------
-def resolve_model_path(text: str) -> Path:
+def resolve_model_path(text: str, param: str = 'mujoco_model') -> Path:
     """An MJCF (or URDF) path: absolute, `package://<pkg>/...`, `file://...` or relative to
     the current directory; MujocoModelError when no such file exists."""
     text = text.strip()
@@ -335,15 +365,15 @@ def resolve_model_path(text: str) -> Path:
         path = Path(text.removeprefix('file://'))
     elif text.startswith('package://'):
         package, _, rest = text.removeprefix('package://').partition('/')
-        path = _package_share(package) / rest
+        path = _package_share(package, param) / rest
     else:
         path = Path(text).expanduser()
     if not path.is_file():
-        raise MujocoModelError(f"parameter 'mujoco_model': no such file '{text}' ({path})")
+        raise MujocoModelError(f"parameter '{param}': no such file '{text}' ({path})")
     return path.resolve()
 
 
-def _package_share(package: str) -> Path:
+def _package_share(package: str, param: str) -> Path:
     try:
         from ament_index_python.packages import get_package_share_directory
 
@@ -352,7 +382,7 @@ def _package_share(package: str) -> Path:
         root = Path(__file__).resolve().parents[2]
         if package == 'py_controllers':
             return root
-        raise MujocoModelError(f"parameter 'mujoco_model': package '{package}' not found") from None
+        raise MujocoModelError(f"parameter '{param}': package '{package}' not found") from None
 
 
 def load_model(path: Path) -> Any:

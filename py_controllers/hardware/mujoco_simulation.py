@@ -48,13 +48,20 @@ class MujocoSimulation:
         self._refresh()
 
     # --- state -----------------------------------------------------------------------
-    def reset(self, positions: dict[int, float], keyframe: int = -1) -> None:
-        """Back to the model's (or keyframe's) initial state, `positions` (joint index ->
-        value) applied on top, every joint holding there."""
+    def reset(
+        self,
+        positions: dict[int, float],
+        keyframe: int = -1,
+        state: dict[str, list[float]] | None = None,
+    ) -> None:
+        """Back to the model's (or keyframe's, or `state`'s qpos/qvel/ctrl) initial state,
+        `positions` (joint index -> value) applied on top, every joint holding there."""
         if keyframe >= 0:
             mujoco.mj_resetDataKeyframe(self.model, self.data, keyframe)
         else:
             mujoco.mj_resetData(self.model, self.data)
+        for name, values in (state or {}).items():
+            getattr(self.data, name)[:] = values
         for i, value in positions.items():
             self.data.qpos[self.joints[i].qpos_adr] = value
         mujoco.mj_forward(self.model, self.data)
@@ -159,7 +166,7 @@ class MujocoSimulation:
             integral = self.integral[i] + error * dt_s
             integral = min(max(integral, -gains.i_clamp), gains.i_clamp)
             self.integral[i] = integral
-            self._put(i, drive, gains.p * error + gains.i * integral - damping)
+            self._put(i, drive, gains.clamp(gains.p * error + gains.i * integral - damping))
 
     def step(self, steps: int) -> None:
         """Advance `steps` physics steps with the current targets."""

@@ -49,7 +49,6 @@ from typing import Any
 
 import mujoco
 
-from py_controllers.hardware.component_params import bool_param, float_param
 from py_controllers.hardware.mujoco_model import (
     JointBinding,
     MujocoModelError,
@@ -59,7 +58,14 @@ from py_controllers.hardware.mujoco_model import (
     bind_push,
     bind_sensor,
     load_model,
-    resolve_model_path,
+)
+from py_controllers.hardware.mujoco_params import (
+    SIM_MODES,
+    check_start_state,
+    joint_params,
+    moveit_sensor,
+    parse_params,
+    start_conflict,
 )
 from py_controllers.hardware.mujoco_simulation import MujocoSimulation
 from py_controllers.hardware.simulated_component import OneCommandPerJoint, take_commands
@@ -67,7 +73,8 @@ from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
-SIM_MODES = ('step_with_loop', 'realtime')
+MOVEIT_PLUGIN = 'mujoco_ros2_control/MujocoSystem'  # moveit's: its sensor naming applies
+__all__ = ['SIM_MODES', 'MujocoSystem', 'display_problem']
 _VIEWER_PERIOD_NS = 16_000_000  # at most ~60 viewer refreshes per second
 
 
@@ -117,36 +124,32 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
     def _configure_from(self, info: Any) -> None:
         hw = dict(info.hardware_parameters)
         where = f"hardware '{info.name}'"
-        if not hw.get('mujoco_model', '').strip():
-            raise ValueError(f"{where}: parameter 'mujoco_model' (the MJCF file) is required")
-        self.model = load_model(resolve_model_path(hw['mujoco_model']))
-        self.sim_mode = hw.get('sim_mode', SIM_MODES[0]).strip() or SIM_MODES[0]
-        if self.sim_mode not in SIM_MODES:
-            raise ValueError(
-                f"{where}: parameter 'sim_mode' must be one of {SIM_MODES}, got '{self.sim_mode}'"
-            )
-        factor = float_param(hw, 'sim_speed_factor', 1.0, where)
-        factor = float_param(hw, 'realtime_factor', factor if factor > 0.0 else 1.0, where)
-        if not (math.isfinite(factor) and factor > 0.0):
-            raise ValueError(f"{where}: parameter 'realtime_factor' must be > 0, got {factor}")
-        self.realtime_factor = factor
-        self.max_substeps = int(float_param(hw, 'max_substeps', 1000, where))
-        if self.max_substeps < 1:
-            raise ValueError(f"{where}: parameter 'max_substeps' must be >= 1")
-        headless = bool_param(hw, 'headless', True, where)
-        self.viewer_requested = bool_param(hw, 'viewer', not headless, where)
+        params = parse_params(hw, [j.name for j in info.joints], where)
+        self.model = load_model(params.model_path)
+        self.sim_mode = params.sim_mode
+        self.realtime_factor = params.realtime_factor
+        self.max_substeps = params.max_substeps
+        self.viewer_requested = params.viewer
         self._keyframe = -1
-        if hw.get('initial_keyframe', '').strip():
-            name = hw['initial_keyframe'].strip()
+        if params.initial_keyframe:
+            name = params.initial_keyframe
             self._keyframe = mujoco.mj_name2id(self.model, mujoco.mjtObj.mjOBJ_KEY, name)
             if self._keyframe < 0:
                 raise MujocoModelError(f"{where}: the MuJoCo model has no keyframe '{name}'")
+        self._start_state = params.start_state
+        if self._start_state is not None:
+            check_start_state(self.model, self._start_state, where)
         self.pushes: list[PushBinding] = [
             bind_push(self.model, g) for g in getattr(info, 'gpios', None) or []
         ]
-        self.bindings: list[JointBinding] = [bind_joint(self.model, j) for j in info.joints]
+        self.bindings: list[JointBinding] = [
+            bind_joint(self.model, j, joint_params(j, params.joint_gains)) for j in info.joints
+        ]
+        moveit = getattr(info, 'plugin', '') == MOVEIT_PLUGIN
         self.readings: list[SensorReading] = [
-            r for s in getattr(info, 'sensors', None) or [] for r in bind_sensor(self.model, s, hw)
+            r
+            for s in getattr(info, 'sensors', None) or []
+            for r in bind_sensor(self.model, s, hw, moveit_sensor(s.name) if moveit else None)
         ]
         self._initial_positions = {}
         for i, joint in enumerate(info.joints):
@@ -156,16 +159,31 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
                 if not math.isnan(value):
                     self._initial_positions[i] = value
                     break
+        self._check_initial_values(where)
         timestep = float(self.model.opt.timestep)
         self.timestep_ns = round(timestep * 1e9)
         if self.timestep_ns <= 0:
             raise ValueError(f'{where}: the model timestep {timestep} s is too small')
 
+    def _check_initial_values(self, where: str) -> None:
+        """A joint's initial_value must agree with initial_keyframe or the start file."""
+        if self._keyframe >= 0:
+            qpos, source = self.model.key_qpos[self._keyframe], 'initial_keyframe'
+        elif self._start_state is not None:
+            qpos, source = self._start_state['qpos'], 'override_start_position_file'
+        else:
+            return
+        for i, value in self._initial_positions.items():
+            b = self.bindings[i]
+            problem = start_conflict(b.name, value, float(qpos[b.qpos_adr]), source)
+            if problem:
+                raise ValueError(f'{where}: {problem}')
+
     # --- lifecycle ----------------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
         """Make the simulation at its initial state, resolve every handle once."""
         self.sim = MujocoSimulation(self.model, self.bindings)
-        self.sim.reset(self._initial_positions, self._keyframe)
+        self.sim.reset(self._initial_positions, self._keyframe, self._start_state)
         self._active = False
         self._owed_ns = 0
         self._owed_steps = 0.0
@@ -179,6 +197,8 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
             'position': self.sim.position,
             'velocity': self.sim.velocity,
             'effort': self.sim.effort,
+            'force': self.sim.effort,  # upstream's names of the effort
+            'torque': self.sim.effort,
             'acceleration': self.sim.acceleration,
         }
         self._joint_outputs = [
