@@ -35,6 +35,7 @@ pushes the robot from a topic.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -357,15 +358,20 @@ def bind_sensor(
 
 
 # --- the model file ----------------------------------------------------------------------
+_FIND = re.compile(r'^\$\(find (?P<package>[\w-]+)\)(?P<rest>.*)$')
+
+
 def resolve_model_path(text: str, param: str = 'mujoco_model') -> Path:
-    """An MJCF (or URDF) path: absolute, `package://<pkg>/...`, `file://...` or relative to
-    the current directory; MujocoModelError when no such file exists."""
+    """A file path: absolute, `package://<pkg>/...`, `$(find <pkg>)/...`, `file://...` or
+    relative to the current directory; MujocoModelError when no such file exists."""
     text = text.strip()
     if text.startswith('file://'):
         path = Path(text.removeprefix('file://'))
     elif text.startswith('package://'):
         package, _, rest = text.removeprefix('package://').partition('/')
         path = _package_share(package, param) / rest
+    elif match := _FIND.match(text):  # xacro's $(find pkg), as upstream URDFs write it
+        path = _package_share(match['package'], param) / match['rest'].lstrip('/')
     else:
         path = Path(text).expanduser()
     if not path.is_file():
@@ -374,14 +380,16 @@ def resolve_model_path(text: str, param: str = 'mujoco_model') -> Path:
 
 
 def _package_share(package: str, param: str) -> Path:
+    # py_controllers run from its source tree (an editable install, PYTHONPATH): that tree,
+    # whose config/ is current, not the copy installed into share/ at install time
+    root = Path(__file__).resolve().parents[2]
+    if package == 'py_controllers' and (root / 'package.xml').is_file():
+        return root
     try:
         from ament_index_python.packages import get_package_share_directory
 
         return Path(get_package_share_directory(package))
-    except Exception:  # not installed through ament: this source tree, if it is the package
-        root = Path(__file__).resolve().parents[2]
-        if package == 'py_controllers':
-            return root
+    except Exception:
         raise MujocoModelError(f"parameter '{param}': package '{package}' not found") from None
 
 
