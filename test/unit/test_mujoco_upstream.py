@@ -252,7 +252,7 @@ def test_override_start_position_file_is_checked(tmp_path, caplog):
     )
     assert 'both set the start state; give one' in refused(info, caplog)
     info = info_of(UPSTREAM_ARM, override_start_position_file=str(tmp_path / 'start.xml'))
-    assert "initial_value 0 and override_start_position_file (-0.25)" in refused(info, caplog)
+    assert 'initial_value 0 and override_start_position_file (-0.25)' in refused(info, caplog)
 
 
 # --- pids_config_file ---------------------------------------------------------------------------
