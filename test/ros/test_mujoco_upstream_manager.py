@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 import yaml
-from sensor_msgs.msg import Imu
+from sensor_msgs.msg import Imu, JointState
 from std_msgs.msg import Float64MultiArray
 
 from py_controllers.hardware.mujoco_system import MujocoSystem
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.testing import CONFIG, RosHarness, SteppedManager
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, SteppedManager, run_tool
 
 CONTROLLERS = {
     'position_controller': (
@@ -106,3 +106,34 @@ def test_moveit_urdf_moves_under_its_effort_controller_and_broadcasts_its_imu(ma
     assert cm.state('slider_to_cart/velocity') - v0 == pytest.approx(2.0, rel=1e-9)
     assert cm.run_until(lambda: any(m.linear_acceleration.x > 3.9 for m in imu))
     assert imu[-1].linear_acceleration.x == pytest.approx(4.0, rel=1e-6)
+
+
+def test_the_launch_files_set_up_runs_and_moves_the_arm():
+    """launch/mujoco_upstream.launch.py's URDF and YAML in ros2_control_node on simulated
+    time: the spawner brings up the upstream demo's controllers and a command moves joint1."""
+    with (
+        ManagerProcess(
+            [CONFIG / 'mujoco_upstream_controllers.yaml'],
+            CONFIG / 'mujoco' / 'upstream_arm.urdf',
+            params={'use_sim_time': 'true'},
+        ) as manager,
+        RosHarness('mujoco_upstream_demo') as ros,
+    ):
+        states = ros.subscribe(JointState, '/joint_states')
+        names = ['joint_state_broadcaster', 'position_controller', 'gripper_controller']
+        result = run_tool('spawner', *names, '--controller-manager-timeout', '30')
+        assert result.returncode == 0, result.stdout + result.stderr + manager.output()
+        publisher = ros.node.create_publisher(
+            Float64MultiArray, '/position_controller/commands', 10
+        )
+
+        def joint1() -> float:
+            if not states:
+                return 0.0
+            return states[-1].position[list(states[-1].name).index('joint1')]
+
+        def moved() -> bool:
+            publisher.publish(Float64MultiArray(data=[0.5, 0.0]))
+            return joint1() > 0.45
+
+        assert ros.spin_until(moved), manager.output()
