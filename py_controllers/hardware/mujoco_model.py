@@ -1,7 +1,8 @@
 """How a `<ros2_control>` description maps onto a MuJoCo model (no ROS here).
 
 Joints map to MJCF joints of the same name (hinge or slide only). Each joint has at most
-one actuator with `trntype` joint, classified as upstream mujoco_ros2_control does by its
+one actuator: on the joint, or, as upstream, on a tendon and named as the joint (fingers
+coupled by a tendon and an equality), classified as upstream mujoco_ros2_control does by its
 gain and bias: `position` (a position servo), `velocity` (a velocity servo), `effort` (a
 motor) or `other`. A command interface is carried out as follows:
 
@@ -11,18 +12,22 @@ motor) or `other`. A command interface is carried out as follows:
     velocity   ctrl = gear v*      servo -> ctrl / qfrc        (that kind)      error
     effort     ctrl = tau / gear   (that kind) / qfrc_applied  error            error
 
-(a position actuator takes position commands only). A servo's output goes to the joint's
+(a position actuator takes position commands only; `force` and `torque` commands are
+efforts, as upstream). A servo's output goes to the joint's
 motor or velocity actuator, or, without one, into `qfrc_applied`; without gains the
 command is refused at init. Its gains are the joint's `<param>`s `p`, `i`, `d`, `i_clamp`
 (aliases `kp`, `ki`, `kd`/`kv`), each overridable per kind as `position.p`, `velocity.p`,
-... (upstream reads such gains from `pid_gains.<kind>.<joint>` ROS parameters).
+..., and `u_clamp` bounds the output (upstream's `pid_gains.<kind>.<joint>` ROS
+parameters come in through `pids_config_file`, see `mujoco_params`).
 
-Sensors follow mujoco_ros2_control: a `<sensor>`'s `mujoco_type` (`fts` or `imu`, else
-guessed from its interfaces) and `mujoco_sensor_name` (default: the sensor's name) pick
+Sensors follow mujoco_ros2_control: a `<sensor>`'s `mujoco_type` (`fts`, `imu`, `pose`,
+`magnetometer`, else guessed from its interfaces) and `mujoco_sensor_name` (default: the
+sensor's name; moveit's `<base>_fts` / `<base>_imu` names give type and base) pick
 MJCF sensors named `<mujoco_sensor_name><suffix>`, suffixes from the sensor's or the
 hardware's `<param>`s (`force_mjcf_suffix` `_force`, `torque_mjcf_suffix` `_torque`,
 `orientation_mjcf_suffix` `_quat`, `angular_velocity_mjcf_suffix` `_gyro`,
-`linear_acceleration_mjcf_suffix` `_accel`). Force and torque are negated as upstream
+`linear_acceleration_mjcf_suffix` `_accel`, `position_mjcf_suffix` `_pos`; a
+magnetometer has none). Force and torque are negated as upstream
 (the load the tool puts on the sensor, not the support the sensor gives the tool).
 
 A `<gpio>` is an external push (ours; upstream simulates no gpios): its `body` parameter

@@ -3,25 +3,47 @@
 The `<ros2_control>` joints and sensors map onto the model's joints, actuators and sensors
 as `mujoco_model` describes (actuator kinds, Python servos, force-torque and IMU sensors).
 
-`<hardware>` parameters (upstream mujoco_ros2_control's name where it has one):
+Plugin names: `py_controllers/MujocoSystem`, and upstream's, so their URDFs work
+unchanged: `mujoco_ros2_control/MujocoSystemInterface` (ros-controls/mujoco_ros2_control)
+and `mujoco_ros2_control/MujocoSystem` (moveit/mujoco_ros2_control; its sensor naming,
+below, applies under that name). `<hardware>` parameters (`mujoco_params`): each takes
+effect in every sim_mode, or on_init fails with one line saying why; none is ignored.
 
     mujoco_model      MJCF (or URDF MuJoCo compiles) path: absolute, package://pkg/...,
-                      file://..., or relative to the current directory. Required.
+                      $(find pkg)/..., file://..., or relative to the current directory.
+    mujoco_model_path the same (moveit's name; moveit read it as a node parameter, here
+                      it is a <hardware> parameter: without either, the refusal says so)
     sim_mode          step_with_loop (default): each read() runs round(period / timestep)
                       physics steps, the remainder carried to the next read, so results
                       depend on the cycle count only; realtime: as many steps as the wall
                       time since the last read() times realtime_factor.
-    realtime_factor   realtime speed scale, > 0, default 1 (upstream: sim_speed_factor,
-                      accepted too; a value <= 0 there means 1)
+    realtime_factor   realtime speed scale, > 0, default 1; upstream's sim_speed_factor
+    sim_speed_factor  means the same (negative: not set, as upstream). In step_with_loop
+                      the simulation advances one update period per cycle of a loop the
+                      manager paces by the wall clock, so it runs at 1x: 1 is accepted
+                      there, any other factor refused (use sim_mode realtime).
     max_substeps      cap on physics steps per read(), default 1000 (the rest is dropped)
-    initial_keyframe  an MJCF keyframe to start from (upstream's name)
-    viewer            true: open MuJoCo's passive viewer when a display is there, else warn
-                      and run headless. Default false (upstream: headless, default false,
-                      read as viewer = not headless when viewer is not given)
+    viewer            true: MuJoCo's passive viewer when a display is there, else a
+    headless          warning and headless. Default false; upstream's headless is its
+                      negation (the two contradicting each other is refused).
+    initial_keyframe  an MJCF keyframe to start from
+    override_start_position_file  upstream's start state: a `<key qpos qvel ctrl/>` file
+                      (MuJoCo's 'Copy state'); sizes must match the model; not together
+                      with initial_keyframe
+    pids_config_file  upstream's YAML, pid_gains.<position|velocity>.<joint>.{p, i, d,
+                      i_clamp_max/min, u_clamp_max/min}: the joint's servo gains (clamps
+                      symmetric; i_clamp bounds the integral term as control_toolbox's)
+    <group>_mjcf_suffix  sensor suffixes (below), for all sensors
+  refused: mujoco_model_topic (an MJCF from a topic), odom_free_joint_name and odom_topic
+  (a free joint's odometry), and any name not listed here. Cameras and lidars (upstream's
+  plugins) are not simulated: a <sensor> without mujoco_type or interfaces is refused.
 
-A joint's position state interface `initial_value` (else its position command's) sets
-its initial position, over the keyframe. States: position, velocity, effort (generalized
-force of its actuator plus qfrc_applied), acceleration.
+A joint's position `initial_value` sets its start position on top of the model's; with
+initial_keyframe or the start file, an initial_value that disagrees with it is refused
+(upstream lets those win, MujocoSystem did the opposite: neither is silently dropped).
+(The position command's initial_value serves when the state has none.) States: position,
+velocity, effort (generalized force of its actuator plus qfrc_applied; upstream's `force`
+and `torque` name the same), acceleration.
 
 Command modes. A joint is driven by the command interface a controller claims on it (one
 at a time), starting with a hold: position commands hold where the joint is, velocity

@@ -332,3 +332,25 @@ def test_the_model_path_may_be_an_xacro_find():
     arm = start(info_of(UPSTREAM_ARM))
     assert arm.model.nu == 3  # $(find py_controllers)/config/mujoco/upstream_arm.xml
     assert math.isclose(arm.model.opt.timestep, 0.002)
+
+
+@pytest.mark.parametrize(
+    ('interface', 'why'),
+    [
+        ('position_pid', "command interface 'position_pid' is not simulated"),
+        ('position', "a 'position' command needs a position actuator in the model, or servo"),
+    ],
+)
+def test_moveits_pid_interfaces_and_teleporting_commands_are_refused(interface, why, caplog):
+    info = info_of(MOVEIT_CART)
+    info.joints[0].command_interfaces[0].name = interface
+    text = refused(info, caplog)
+    assert text.startswith("joint 'slider_to_cart'")
+    assert why in text
+
+
+def test_a_sensor_without_type_or_interfaces_a_camera_is_refused(caplog):
+    info = info_of(UPSTREAM_ARM)
+    info.sensors[0].parameters.pop('mujoco_type')
+    info.sensors[0].state_interfaces.clear()
+    assert 'cameras and lidars are not simulated' in refused(info, caplog)
