@@ -10,6 +10,7 @@ config/mujoco/two_link_arm.urdf (component MujocoArm, 2 ms timestep) at 100 Hz:
 
 from __future__ import annotations
 
+import bisect
 import itertools
 from pathlib import Path
 from typing import Any
@@ -126,8 +127,9 @@ def test_the_time_goes_on_when_the_component_is_configured_again(arm):
 
 def test_clock_goes_out_before_the_messages_stamped_with_its_time(tmp_path):
     """ros2_control_node with use_sim_time: a subscriber to /clock and /joint_states gets
-    every joint state after the /clock carrying its stamp (the middleware's reception
-    times, which an executor serving a backlog one message per topic at a time keeps)."""
+    every joint state after a /clock at least as late as its stamp (by the middleware's
+    reception times: an executor serving a backlog one message per topic at a time would
+    reorder what it hands to the callbacks)."""
     params_file = tmp_path / 'controllers.yaml'
     jsb = {'type': 'joint_state_broadcaster/JointStateBroadcaster'}
     manager = {'update_rate': 100, 'joint_state_broadcaster': jsb}
@@ -156,9 +158,15 @@ def test_clock_goes_out_before_the_messages_stamped_with_its_time(tmp_path):
         assert ros.spin_until(lambda: len(states) >= 200)
     assert all(received > 0 for received in clocks.values())  # the middleware tells
     ticks = sorted(clocks)
-    assert all(clocks[a] <= clocks[b] for a, b in itertools.pairwise(ticks)), ticks[:10]
-    # every stamp is a /clock time, received no later than the state stamped with it
-    missing = [stamp for stamp, _ in states if stamp >= ticks[0] and stamp not in clocks]
-    assert not missing, f'stamps never on /clock: {missing[:5]} (clock from {ticks[0]})'
-    late = [(t, got - clocks[t]) for t, got in states if t in clocks and got < clocks[t]]
+    arrivals = [clocks[t] for t in ticks]
+    assert arrivals == sorted(arrivals), ticks[:10]  # /clock arrives in its own order
+    # the latest /clock received before each joint state is at least the state's stamp (a
+    # busy publishing thread sends only the latest /clock: some times may never appear)
+    states = [(t, got) for t, got in states if t >= ticks[0]]
+    assert len(states) >= 150
+    late = []
+    for stamp, got in states:
+        seen = bisect.bisect_right(arrivals, got)
+        if seen == 0 or ticks[seen - 1] < stamp:
+            late.append((stamp, ticks[seen - 1] if seen else None))
     assert not late, f'{len(late)} of {len(states)} arrived before their /clock: {late[:5]}'
