@@ -22,6 +22,7 @@ from rcl_interfaces.msg import Log
 from rclpy.clock import ClockType
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
+from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
@@ -127,15 +128,28 @@ class SteppedManager:
 
     The loop thread never starts; each step is one `ControlLoop.cycle()` (read -> update ->
     write, failures handled as in the real loop) at `now_ns`, which advances by `period_ns`.
-    Topics and services are served while the test spins `harness`.
+    With `use_sim_time` and a simulator among the hardware, each step is the loop's
+    `simulated_cycle()` instead (its time the simulator's, /clock published) and `now_ns`
+    the simulation time after it. Topics and services are served while the test spins
+    `harness`.
     """
 
     def __init__(
-        self, harness: RosHarness, urdf: str, *, period_ns: int = 10_000_000, start_ns: int = 0
+        self,
+        harness: RosHarness,
+        urdf: str,
+        *,
+        period_ns: int = 10_000_000,
+        start_ns: int = 0,
+        use_sim_time: bool = False,
     ) -> None:
         self.harness = harness
+        overrides = [Parameter('use_sim_time', value=True)] if use_sim_time else []
         self.node = ControllerManagerRuntime(
-            harness.executor, context=harness.context, start_loop=False
+            harness.executor,
+            context=harness.context,
+            start_loop=False,
+            parameter_overrides=overrides,
         )
         self.node.on_description(String(data=urdf))
         assert self.node.services is not None, 'robot description refused'
@@ -149,10 +163,15 @@ class SteppedManager:
         loop, lock = self.node.loop, self.manager.cycle_lock
         period = LoopDuration(self.period_ns)
         trace = []
+        simulation = self.manager.rm.simulation_clock if loop.use_sim_time else None
         for _ in range(cycles):
-            self.now_ns += self.period_ns
             with lock:
-                loop.cycle(LoopTime(self.now_ns, ClockType.SYSTEM_TIME), period, self.now_ns)
+                if simulation is None:
+                    self.now_ns += self.period_ns
+                    loop.cycle(LoopTime(self.now_ns, ClockType.SYSTEM_TIME), period, self.now_ns)
+                else:
+                    loop.simulated_cycle(simulation, period)
+                    self.now_ns = simulation()
             if record is not None:
                 trace.append(self.state(record))
         return trace

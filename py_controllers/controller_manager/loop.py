@@ -73,9 +73,9 @@ class ControlLoop:
         self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)
         self.gate = CycleGate(min(guard_ns, self.period_ns // 2))
         self.on_failure = on_failure
-        # with use_sim_time and a simulator among the hardware, the cycles run on its time:
-        # `now` is the simulation time, `period` the nominal period, and after each cycle the
-        # simulation time goes to `publish_clock` (/clock)
+        # with use_sim_time and a simulator among the hardware, the cycles run on its time
+        # (`simulated_cycle`): `now` is the simulation time after read(), `period` the
+        # nominal period, and the time goes to `publish_clock` (/clock) before update()
         self.use_sim_time = use_sim_time
         self.publish_clock = publish_clock
         self.failure: BaseException | None = None  # what ended the loop, if anything did
@@ -140,10 +140,30 @@ class ControlLoop:
         """One read -> update -> write, failures handled as the manager rules (caller holds
         the cycle lock); the monotonic times read and update ended, for the statistics."""
         manager = self.manager
-        rm = manager.rm
-        for name in rm.read(now, period):
+        for name in manager.rm.read(now, period):
             manager.supervisor.handle_hardware_error(name, 'read')
         t_read = _monotonic_ns()
+        return t_read, self._update_and_write(now, period, now_ns)
+
+    def simulated_cycle(self, simulation: Callable[[], int], period: Duration) -> tuple[int, int]:
+        """One cycle on a simulator's time (caller holds the cycle lock): read() steps the
+        physics from the time before it, then update() and write() run at the simulation
+        time after the step, the time of the state the controllers read; that time goes
+        to `publish_clock` before update(), so /clock is handed over ahead of every message
+        stamped with it. The monotonic times read and update ended."""
+        manager = self.manager
+        for name in manager.rm.read(LoopTime(simulation(), ClockType.ROS_TIME), period):
+            manager.supervisor.handle_hardware_error(name, 'read')
+        now_ns = simulation()
+        t_read = _monotonic_ns()
+        if self.publish_clock is not None:
+            self.publish_clock(now_ns)
+        return t_read, self._update_and_write(LoopTime(now_ns, ClockType.ROS_TIME), period, now_ns)
+
+    def _update_and_write(self, now: Time, period: Duration, now_ns: int) -> int:
+        """update() and write() of one cycle; the monotonic time update ended."""
+        manager = self.manager
+        rm = manager.rm
         manager.update(now, period, now_ns)
         bad = rm.enforce_command_limits(period.nanoseconds * 1e-9)
         if bad:  # wrote inf or a non-number: held, and the controllers go
@@ -154,7 +174,7 @@ class ControlLoop:
             manager.supervisor.handle_hardware_error(name, 'write')
         for name in deactivated:
             manager.supervisor.handle_hardware_self_deactivate(name)
-        return t_read, t_update
+        return t_update
 
     def _cycle_forever(self) -> None:
         period = self.period_ns
@@ -165,7 +185,8 @@ class ControlLoop:
         clock_type = clock.clock_type
         rm = self.manager.rm
         use_sim_time = self.use_sim_time
-        publish_clock = self.publish_clock
+        simulated_cycle = self.simulated_cycle
+        nominal = LoopDuration(period)
         gate = self.gate
         last = _monotonic_ns()
         deadline = last + period
@@ -182,12 +203,7 @@ class ControlLoop:
                         LoopTime(now_ns, clock_type), LoopDuration(start - last), now_ns
                     )
                 else:
-                    now_ns = simulation()
-                    t_read, t_update = cycle(
-                        LoopTime(now_ns, ClockType.ROS_TIME), LoopDuration(period), now_ns
-                    )
-                    if publish_clock is not None:
-                        publish_clock(simulation())
+                    t_read, t_update = simulated_cycle(simulation, nominal)
                 end = _monotonic_ns()
             realtime_publisher.flush_deferred()
             stats.period.record(start - last)

@@ -52,9 +52,8 @@ from py_controllers.controller_manager.startup_parameters import (
 from py_controllers.controller_manager.watchdog import DEFAULT_MIN_STALL_S, LoopWatchdog
 from py_controllers.hardware_interface.hold import apply_holds
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.realtime_tools import RealtimePublisher, scheduling
-from py_controllers.realtime_tools.serialized_message import SerializedMessage
-from py_controllers.ros_conversions import set_stamp
+from py_controllers.realtime_tools import scheduling
+from py_controllers.realtime_tools.clock_publisher import ClockPublisher
 
 S = LifecycleStateId
 
@@ -268,18 +267,9 @@ class ControllerManagerRuntime:
         self._failure_wake.trigger()
 
     def _clock_publisher(self) -> Callable[[int], None]:
-        """/clock from the loop, for a simulator among the hardware (never blocks)."""
-        msg = Clock()
-        serialized = SerializedMessage(msg)
-        clock = serialized.time(msg.clock)
-        rt = RealtimePublisher(self.node.create_publisher(Clock, '/clock', 10), serialized)
-
-        def publish(now_ns: int) -> None:
-            if rt.trylock():
-                set_stamp(clock, now_ns)
-                rt.unlock_and_publish()
-
-        return publish
+        """/clock from the loop, for a simulator among the hardware (never blocks; handed
+        over ahead of the cycle's stamped messages, see ClockPublisher)."""
+        return ClockPublisher(self.node.create_publisher(Clock, '/clock', 10)).publish
 
     def param(self, name: str) -> Any:
         """Value of one of the manager's own parameters (None when declared without one)."""

@@ -57,16 +57,18 @@ applying, so an arm released mid-pose keeps its gravity load carried and stays p
 commands keep the last target; an infinite one makes write() return ERROR.
 
 Physics advance in read(); write() takes the claimed commands. `simulation_time_ns()` is
-the simulated time: with use_sim_time the manager runs on it and publishes it on /clock.
+the simulated time since the first configure: with use_sim_time the manager runs on it and
+publishes it on /clock. It never goes backwards: configured again (or reset after
+diverging), the new simulation's time continues from the last one's, so controllers that
+update below the manager's rate keep their schedule. The viewer is synced from a thread
+of its own (`mujoco_viewer`), never from read().
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import os
 import time
-import warnings
 from typing import Any
 
 import mujoco
@@ -90,33 +92,14 @@ from py_controllers.hardware.mujoco_params import (
     start_conflict,
 )
 from py_controllers.hardware.mujoco_simulation import MujocoSimulation
+from py_controllers.hardware.mujoco_viewer import ViewerThread
 from py_controllers.hardware.simulated_component import OneCommandPerJoint, take_commands
 from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
 MOVEIT_PLUGIN = 'mujoco_ros2_control/MujocoSystem'  # moveit's: its sensor naming applies
-__all__ = ['SIM_MODES', 'MujocoSystem', 'display_problem']
-_VIEWER_PERIOD_NS = 16_000_000  # at most ~60 viewer refreshes per second
-
-
-def display_problem() -> str | None:
-    """Why no viewer window can be opened, or None if one can."""
-    # GLFW is tried here first: MuJoCo's viewer ends the whole process when GLFW cannot
-    # start (a $DISPLAY naming no X server, say).
-    if not (os.environ.get('DISPLAY') or os.environ.get('WAYLAND_DISPLAY')):
-        return 'there is no display ($DISPLAY is not set)'
-    try:
-        import glfw
-
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore')
-            if not glfw.init():
-                return f"GLFW cannot open display '{os.environ.get('DISPLAY', '')}'"
-            glfw.terminate()
-    except Exception as exc:
-        return f'GLFW is not usable ({exc})'
-    return None
+__all__ = ['SIM_MODES', 'MujocoSystem']
 
 
 class MujocoSystem(OneCommandPerJoint, SystemInterface):
@@ -126,7 +109,9 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         super().__init__()
         self.model: Any = None
         self.sim: MujocoSimulation | None = None
-        self.viewer: Any = None
+        self.viewer: ViewerThread | None = None
+        self._time_base_ns = 0  # added to MuJoCo's time: a new simulation continues the old
+        self._last_time_ns = 0  # the last simulation time reported
         self._active = False
         self._claimed: list[str | None] = []  # per joint: the claimed command kind
         self._driving: list[str | None] = []  # per joint: the kind driving it, None: its hold
@@ -206,6 +191,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         """Make the simulation at its initial state, resolve every handle once."""
         self.sim = MujocoSimulation(self.model, self.bindings)
         self.sim.reset(self._initial_positions, self._keyframe, self._start_state)
+        self._continue_time(self._last_time_ns)
         self._active = False
         self._owed_ns = 0
         self._owed_steps = 0.0
@@ -326,18 +312,20 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         if sim is None:
             return ReturnType.ERROR
         steps = self._steps_for(period)
-        if self.viewer is not None:
-            with self.viewer.lock():
+        before_s = sim.data.time
+        viewer = self.viewer
+        if viewer is not None:  # its thread copies the state under this lock
+            with viewer.lock:
                 sim.step(steps)
         else:
             sim.step(steps)
         if sim.diverged != self._diverged:
             self._diverged = sim.diverged
+            ran_ns = round(before_s * 1e9) + steps * self.timestep_ns
+            self._continue_time(self._time_base_ns + ran_ns)
             self.log_rt('error', 'the MuJoCo simulation diverged (bad acceleration) and was reset')
             return ReturnType.ERROR
         self._publish()
-        if self.viewer is not None:
-            self._sync_viewer()
         return ReturnType.OK
 
     def _steps_for(self, period: Any) -> int:
@@ -372,36 +360,32 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
 
     # --- simulated time and the viewer ------------------------------------------------
     def simulation_time_ns(self) -> int:
-        """Simulated time in ns (0 before configure): the manager's clock with use_sim_time."""
-        return round(self.sim.time_s * 1e9) if self.sim is not None else 0
+        """Simulated time in ns, the manager's clock with use_sim_time. It never goes
+        backwards: a simulation made anew (configured again, reset after diverging)
+        continues from the last time reported, and without one the last time stands."""
+        sim = self.sim
+        if sim is None:
+            return self._last_time_ns
+        now_ns = self._time_base_ns + round(sim.data.time * 1e9)
+        if now_ns < self._last_time_ns:  # a reset the rebasing below did not see
+            self._time_base_ns += self._last_time_ns - now_ns
+            now_ns = self._last_time_ns
+        self._last_time_ns = now_ns
+        return now_ns
+
+    def _continue_time(self, from_ns: int) -> None:
+        """Count the fresh simulation's time on from `from_ns` (after a reset)."""
+        self._time_base_ns = from_ns - round(self.sim.data.time * 1e9)
+        self._last_time_ns = max(self._last_time_ns, from_ns)
 
     def _open_viewer(self) -> None:
-        name = self.info.name if self.info is not None else 'MujocoSystem'
-        problem = display_problem()
-        if problem is not None:
-            self._log().warning(
-                f"hardware '{name}': viewer requested but {problem}; running headless"
-            )
-            return
         try:
-            import mujoco.viewer
-
-            self.viewer = mujoco.viewer.launch_passive(self.model, self.sim.data)
-        except Exception as exc:  # no GL, no mjpython on macOS, ...
+            self.viewer = ViewerThread(self.model, self.sim.data)
+        except Exception as exc:  # no display, no GL, no mjpython on macOS, ...
+            name = self.info.name if self.info is not None else 'MujocoSystem'
             self._log().warning(
-                f"hardware '{name}': cannot open the MuJoCo viewer ({exc}); headless"
+                f"hardware '{name}': viewer requested but it cannot open ({exc}); running headless"
             )
-            self.viewer = None
-        self._viewer_synced_ns = 0
-
-    def _sync_viewer(self) -> None:
-        now_ns = time.monotonic_ns()
-        if now_ns - self._viewer_synced_ns < _VIEWER_PERIOD_NS:
-            return
-        self._viewer_synced_ns = now_ns
-        if self.viewer.is_running():
-            self.viewer.sync()
-        else:  # the window was closed: go on headless
             self.viewer = None
 
     def _close_viewer(self) -> None:

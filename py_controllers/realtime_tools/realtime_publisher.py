@@ -97,6 +97,16 @@ def flush_deferred() -> None:
         held.clear()
 
 
+def hand_over(pub: Any) -> None:
+    """Queue `pub._publish_and_unlock()` for the publishing thread, in hand-over order: held
+    until flush_deferred() when the calling thread defers, else submitted now."""
+    entry = _deferrals.get(threading.get_ident())
+    if entry is not None:
+        entry[1].append(pub)
+    else:
+        (_worker or _get_worker()).submit(pub)
+
+
 def drain(timeout_s: float = 1.0) -> bool:
     """Wait until the publishing thread has sent what was handed to it so far (not what a
     loop thread still holds back); for benchmarks and tests. False on timeout."""
@@ -162,11 +172,7 @@ class RealtimePublisher(Generic[MsgT]):
 
     def unlock_and_publish(self) -> None:
         """Hand the filled message to the publishing thread; it unlocks when sent."""
-        entry = _deferrals.get(threading.get_ident())
-        if entry is not None:
-            entry[1].append(self)
-        else:
-            self._worker.submit(self)
+        hand_over(self)
 
     def unlock(self) -> None:
         """Give the message back without publishing."""
