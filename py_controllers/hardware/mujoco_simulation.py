@@ -97,8 +97,17 @@ class MujocoSimulation:
 
     @property
     def diverged(self) -> int:
-        """How often MuJoCo reset the data after a bad acceleration (instability)."""
+        """How often MuJoCo reset the data after a bad acceleration (instability) since the
+        last `take_divergences`."""
         return int(self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC].number)
+
+    def take_divergences(self) -> int:
+        """The divergences counted so far, the counter back at 0: MuJoCo's reset leaves it
+        at 1 after each one, so comparing with the last count would miss the second."""
+        warning = self.data.warning[mujoco.mjtWarning.mjWARN_BADQACC]
+        count = int(warning.number)
+        warning.number = 0
+        return count
 
     # --- drives ----------------------------------------------------------------------
     def hold(self, i: int) -> None:

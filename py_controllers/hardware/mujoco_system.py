@@ -196,7 +196,6 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
         self._owed_ns = 0
         self._owed_steps = 0.0
         self._wall_ns: int | None = None
-        self._diverged = self.sim.diverged
         self._index = {b.name: i for i, b in enumerate(self.bindings)}
         self._claimed = [None] * len(self.bindings)
         self._driving = [None] * len(self.bindings)
@@ -319,8 +318,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
                 sim.step(steps)
         else:
             sim.step(steps)
-        if sim.diverged != self._diverged:
-            self._diverged = sim.diverged
+        if sim.diverged and sim.take_divergences():
             ran_ns = round(before_s * 1e9) + steps * self.timestep_ns
             self._continue_time(self._time_base_ns + ran_ns)
             self.log_rt('error', 'the MuJoCo simulation diverged (bad acceleration) and was reset')

@@ -82,3 +82,12 @@ def test_the_viewer_is_synced_from_its_own_thread_never_from_read(monkeypatch):
     assert threading.get_ident() not in viewer.sync_threads
     assert arm.on_cleanup(S.ACTIVE) == CallbackReturn.SUCCESS
     assert viewer.closed and arm.viewer is None
+
+
+def test_every_divergence_is_reported_not_only_the_first(tmp_path, monkeypatch):
+    arm = start(arm_info())
+    monkeypatch.chdir(tmp_path)  # MuJoCo writes its warning to MUJOCO_LOG.TXT here
+    for _ in range(3):
+        run(arm, 1)
+        arm.sim.data.qfrc_applied[0] = 1e30  # a bad acceleration: MuJoCo resets its data
+        assert arm.read(NOW, PERIOD) == ReturnType.ERROR
