@@ -114,6 +114,7 @@ setup(
             'unspawner = py_controllers.controller_manager.unspawner:main',
             'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
             'py-controllers = py_controllers.cli:main',
+            'topic_simulator = py_controllers.hardware.topic_simulator:main',
         ],
         'py_controllers.controllers': [
             f'{name} = py_controllers.controllers.{target}' for name, target in CONTROLLERS
@@ -129,6 +130,8 @@ setup(
             'py_controllers/FaultInjectionSystem = '
             'py_controllers.hardware.fault_injection:FaultInjectionSystem',
             'py_controllers/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
+            'topic_based_ros2_control/TopicBasedSystem = '
+            'py_controllers.hardware.topic_based_system:TopicBasedSystem',
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '
