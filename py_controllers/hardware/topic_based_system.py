@@ -31,11 +31,14 @@ sensor_msgs/JointState, read() takes the latest JointState the simulator publish
 Per joint, as upstream: `<param name="mimic">other_joint</param>` and `multiplier`
 (default 1): the joint's states and commands are `multiplier` times the other joint's. URDF
 `<mimic>` joints (ros2_control's own) are followed too, with their offset. Interfaces:
-position, velocity and effort (JointState has no acceleration: refused). Commands are sent
-for the command interfaces a joint has; when joints differ, a joint without an interface
-gets NaN there ("no command", as Isaac Sim's articulation controller reads it).
-Anything else upstream does not have (sensors, gpios, other parameters) is refused at
-on_init with one line.
+position, velocity and effort (JointState has no acceleration: refused). Each joint is
+driven in the kind its controller claims (before any claim: the first it has; after a
+release: the same kind, with the hold value). Its command goes in that kind's array, the
+others get NaN ("no command": our stand-in reads it so; check what your simulator does with
+NaN when its joints have several command interfaces); arrays of kinds no joint has stay
+empty, so with one command interface per joint the message is upstream's. A change of kind
+is sent at once, whatever the threshold. Anything else upstream does not have (sensors,
+gpios, other parameters) is refused at on_init with one line.
 """
 
 from __future__ import annotations

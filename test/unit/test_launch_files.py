@@ -27,6 +27,7 @@ def test_there_are_launch_files():
         'demo.launch.py',
         'mujoco_arm.launch.py',
         'mujoco_admittance.launch.py',
+        'topic_based.launch.py',
     } <= names
 
 

@@ -116,3 +116,21 @@ def test_shortest_angle_counts_turns():
     for reading in (-3.0, -2.0, 3.1, -3.1):  # +0.28, +1.0, -1.18 (the short way), +0.08
         total += shortest_angle(total, reading)
     assert total == pytest.approx(2 * math.pi - 3.1)  # -3.1 read as one turn up
+
+
+def test_the_launch_files_simulator_has_the_robots_joints_and_start():
+    """launch/topic_based.launch.py starts the stand-in with the URDF's joints and initial
+    positions (a mismatch would make the robot jump at the first command)."""
+    import ast
+
+    source = (CONFIG.parent / 'launch' / 'topic_based.launch.py').read_text()
+    values = {
+        node.targets[0].id: ast.literal_eval(node.value)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+    }
+    component, _ = init(URDF)
+    assert values['JOINTS'] == component.joint_names
+    initial = dict(text.split('=') for text in values['INITIAL'])
+    for name, start in zip(component.joint_names, component._initial, strict=True):
+        assert float(initial.get(name, 0.0)) == start
