@@ -199,3 +199,31 @@ def test_a_simulator_that_stops_publishing_fails_read_and_stops_its_controllers(
         assert ros.spin_until(lambda: 'state_timeout 0.5 s' in manager.output(), 10.0)
         assert manager.output().count("no state on '/topic_based_joint_states'") == 1
         assert manager.alive
+
+
+def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
+    """The safe stop's last write reaches the simulator: the turntable's velocity command goes
+    to 0 before the manager exits (upstream's position-only threshold would never send it)."""
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS], robot(tmp_path)) as manager,
+        RosHarness('topic_based_stop') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        commands = ros.subscribe(JointState, COMMANDS, 1000)
+        spawn(manager, 'turntable_velocity_controller')
+        pub = ros.node.create_publisher(
+            Float64MultiArray, '/turntable_velocity_controller/commands', 10
+        )
+        assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(Float64MultiArray(data=[2.0]))
+
+        def turntable_velocity() -> float:
+            msg = sim_states[-1]
+            return msg.velocity[list(msg.name).index('turntable_joint')]
+
+        assert ros.spin_until(lambda: sim_states and turntable_velocity() == 2.0), sim.output()
+        assert manager.stop() == 0, manager.output()
+        assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
+        assert commands[-1].velocity[3] == 0.0
+        assert sim.alive
