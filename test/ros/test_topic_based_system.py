@@ -227,3 +227,47 @@ def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
         assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
         assert commands[-1].velocity[3] == 0.0
         assert sim.alive
+
+
+def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
+    """joint_3 with upstream's `mimic` joint_2 and `multiplier` -2: every command sent and
+    every state read has joint_3 = -2 x joint_2, while the stand-in moves both on its own."""
+    urdf = (CONFIG / 'topic_based_robot.urdf').read_text()
+    urdf = urdf.replace(
+        '<joint name="joint_3">',
+        '<joint name="joint_3"><param name="mimic">joint_2</param>'
+        '<param name="multiplier">-2</param>',
+    )
+    path = tmp_path / 'mimic.urdf'
+    path.write_text(urdf)
+    extra = tmp_path / 'two_joints.yaml'
+    extra.write_text(
+        'controller_manager:\n  ros__parameters:\n    two_joints:\n'
+        '      type: forward_command_controller/ForwardCommandController\n'
+        'two_joints:\n  ros__parameters:\n    joints: [joint_1, joint_2]\n'
+        '    interface_name: position\n'
+    )
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS, extra], path) as manager,
+        RosHarness('topic_based_mimic') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        commands = ros.subscribe(JointState, COMMANDS, 1000)
+        states = ros.subscribe(JointState, '/joint_states', 1000)
+        spawn(manager, 'joint_state_broadcaster', 'two_joints')
+        pub = ros.node.create_publisher(Float64MultiArray, '/two_joints/commands', 10)
+        assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(Float64MultiArray(data=[0.5, -0.2]))
+        assert ros.spin_until(lambda: arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5), 30.0), (
+            sim.output(),
+            manager.output(),
+        )
+        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5), 10.0)
+        assert commands
+        for msg in commands:
+            assert msg.position[2] == -2.0 * msg.position[1]
+        moving = [m for m in states if position_of(m, 'joint_2') < 0.29]
+        assert moving
+        for msg in moving:
+            assert position_of(msg, 'joint_3') == -2.0 * position_of(msg, 'joint_2')
