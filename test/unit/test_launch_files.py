@@ -28,6 +28,7 @@ def test_there_are_launch_files():
         'mujoco_arm.launch.py',
         'mujoco_admittance.launch.py',
         'mujoco_upstream.launch.py',
+        'topic_based.launch.py',
     } <= names
 
 

@@ -1,0 +1,273 @@
+"""topic_based_ros2_control/TopicBasedSystem in ros2_control_node, driving the stand-in
+simulator (py_controllers.hardware.topic_simulator) in a process of its own, over DDS."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from py_controllers.child_process import ChildProcess
+from py_controllers.robot_description import swap_hardware
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+
+PLUGIN = 'topic_based_ros2_control/TopicBasedSystem'
+CONTROLLERS = CONFIG / 'topic_based_controllers.yaml'
+COMMANDS = '/topic_based_joint_commands'
+STATES = '/topic_based_joint_states'
+ARM = ['joint_1', 'joint_2', 'joint_3']
+JOINTS = [*ARM, 'turntable_joint']
+START = [0.2, 0.3, 0.1]
+
+
+class Simulator(ChildProcess):
+    """The stand-in simulator, as `python -m` runs it."""
+
+    def __init__(self, *extra: str) -> None:
+        initial = [f'{n}={v}' for n, v in zip(ARM, START, strict=True)]
+        args = [sys.executable, '-m', 'py_controllers.hardware.topic_simulator']
+        args += ['--joints', *JOINTS, '--commands-topic', COMMANDS, '--states-topic', STATES]
+        args += ['--initial', *initial, *extra]
+        self.process = subprocess.Popen(args, stdout=self._open_log(), stderr=subprocess.STDOUT)
+
+    def output(self) -> str:
+        return self._logged()
+
+
+def robot(tmp_path: Path, **params: object) -> Path:
+    path = tmp_path / 'robot.urdf'
+    path.write_text(swap_hardware((CONFIG / 'topic_based_robot.urdf').read_text(), PLUGIN, params))
+    return path
+
+
+def spawn(manager: ManagerProcess, *controllers: str) -> None:
+    result = run_tool('spawner', *controllers, '--controller-manager-timeout', '30')
+    assert result.returncode == 0, result.stdout + result.stderr + manager.output()
+
+
+def position_of(msg: JointState, joint: str) -> float:
+    return msg.position[list(msg.name).index(joint)]
+
+
+def send_arm(ros: RosHarness, target: list[float]) -> None:
+    pub = ros.node.create_publisher(Float64MultiArray, '/forward_position_controller/commands', 10)
+    assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+    pub.publish(Float64MultiArray(data=target))
+
+
+def arm_at(states: list[JointState], target: list[float], abs_tol: float = 1e-9) -> bool:
+    return bool(states) and all(
+        abs(position_of(states[-1], j) - t) <= abs_tol for j, t in zip(ARM, target, strict=True)
+    )
+
+
+def test_forward_position_controller_moves_the_simulator_and_the_states_come_back(tmp_path):
+    target = [0.5, -0.4, 0.8]
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS], robot(tmp_path)) as manager,
+        RosHarness('topic_based_move') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 100)
+        commands = ros.subscribe(JointState, COMMANDS, 100)
+        states = ros.subscribe(JointState, '/joint_states', 100)
+        spawn(manager, 'joint_state_broadcaster', 'forward_position_controller')
+        send_arm(ros, target)
+        # the stand-in reaches what it is sent exactly; the last steps of the command ramp (the
+        # joints' 1 rad/s limit) within the 1e-5 default threshold in all are not sent
+        assert ros.spin_until(lambda: arm_at(sim_states, target, 1e-5), 30.0), (
+            sim.output(),
+            manager.output(),
+            sim_states[-1:],
+            commands[-1:],
+        )
+        assert ros.spin_until(lambda: arm_at(states, target, 1e-5), 10.0), manager.output()
+        # upstream's layout: every joint named, each array for the kind a joint is driven in;
+        # a joint driven otherwise has NaN there (the turntable's position, the arm's velocity)
+        last = commands[-1]
+        assert list(last.name) == JOINTS
+        assert list(last.position[:3]) == pytest.approx(target, abs=1e-5)
+        assert math.isnan(last.position[3])
+        assert all(math.isnan(v) for v in last.velocity[:3]) and last.velocity[3] == 0.0
+        assert len(last.effort) == 0
+        assert manager.alive
+
+
+def test_trigger_joint_command_threshold_keeps_small_differences_off_the_topic(tmp_path):
+    """threshold 1e-3: at rest nothing is sent; a 5e-4 step is not sent (the default 1e-5
+    would send it); a 0.1 step is, until the simulator has arrived."""
+    with (
+        Simulator() as sim,
+        ManagerProcess(
+            [CONTROLLERS], robot(tmp_path, trigger_joint_command_threshold=1e-3)
+        ) as manager,
+        RosHarness('topic_based_threshold') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        commands = ros.subscribe(JointState, COMMANDS, 1000)
+        states = ros.subscribe(JointState, '/joint_states', 1000)
+        spawn(manager, 'joint_state_broadcaster', 'forward_position_controller')
+        assert ros.spin_until(lambda: arm_at(states, START), 30.0), sim.output()
+
+        def quiet_for(cycles: int) -> int:
+            """Command messages heard while the broadcaster publishes `cycles` more states."""
+            before_commands, before_states = len(commands), len(states)
+            assert ros.spin_until(lambda: len(states) >= before_states + cycles)
+            return len(commands) - before_commands
+
+        assert quiet_for(50) == 0, 'commands sent while the robot is where it is told to be'
+        small = [START[0] + 5e-4, *START[1:]]
+        send_arm(ros, small)
+        assert quiet_for(50) == 0
+        assert position_of(sim_states[-1], 'joint_1') == START[0]  # the step never went out
+
+        big = [START[0] + 0.1, *START[1:]]
+        send_arm(ros, big)
+        assert ros.spin_until(lambda: arm_at(sim_states, big, 1e-3), 30.0), manager.output()
+        assert ros.spin_until(lambda: arm_at(states, big, 1e-3), 10.0)
+        # what went out: the step, ramped by the joint's 1 rad/s limit (and perhaps the start,
+        # sent once when the simulator subscribed); never the 5e-4 step on its own
+        sent = [position_of(m, 'joint_1') for m in commands]
+        assert sent[-1] == pytest.approx(big[0], abs=1e-3) and sent == sorted(sent)
+        assert small[0] not in sent and all(START[0] <= p <= big[0] for p in sent)
+        assert quiet_for(50) == 0, 'commands still sent after the simulator arrived'
+
+
+def test_sum_wrapped_joint_states_counts_whole_turns(tmp_path):
+    """The stand-in wraps positions into [-pi, pi); the turntable at 4 rad/s passes +pi and
+    its position state goes on past 2 pi instead of jumping back to -pi."""
+    with (
+        Simulator('--wrap') as sim,
+        ManagerProcess([CONTROLLERS], robot(tmp_path, sum_wrapped_joint_states='true')) as manager,
+        RosHarness('topic_based_wrap') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        states = ros.subscribe(JointState, '/joint_states', 1000)
+        spawn(manager, 'joint_state_broadcaster', 'turntable_velocity_controller')
+        pub = ros.node.create_publisher(
+            Float64MultiArray, '/turntable_velocity_controller/commands', 10
+        )
+        assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(Float64MultiArray(data=[4.0]))
+        turn = 2 * math.pi + 1.0
+        assert ros.spin_until(
+            lambda: states and position_of(states[-1], 'turntable_joint') > turn, 30.0
+        ), (sim.output(), manager.output())
+        read = [position_of(m, 'turntable_joint') for m in states]
+        assert all(b >= a for a, b in itertools.pairwise(read))  # never jumps back
+        wrapped = [position_of(m, 'turntable_joint') for m in sim_states]
+        assert all(-math.pi <= p < math.pi for p in wrapped) and min(wrapped) < -3.0
+
+
+def test_a_simulator_that_stops_publishing_fails_read_and_stops_its_controllers(tmp_path):
+    """The stand-in killed: after state_timeout (0.5 s here) read() fails, the manager
+    deactivates the controller commanding the robot, says so, and lives on."""
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS], robot(tmp_path, state_timeout=0.5)) as manager,
+        RosHarness('topic_based_stale') as ros,
+    ):
+        states = ros.subscribe(JointState, '/joint_states', 100)
+        spawn(manager, 'joint_state_broadcaster', 'forward_position_controller')
+        assert ros.spin_until(lambda: arm_at(states, START), 30.0), sim.output()
+        cm = ros.manager()
+
+        def state_of(name: str) -> str:
+            return next(c.state for c in cm.list_controllers() if c.name == name)
+
+        assert state_of('forward_position_controller') == 'active'
+        sim.process.send_signal(signal.SIGKILL)
+        sim.process.wait(10)
+
+        assert ros.spin_until(
+            lambda: state_of('forward_position_controller') == 'inactive', 20.0
+        ), manager.output()
+
+        def component_state() -> str:
+            (component,) = cm.list_hardware_components()
+            return component.state.label
+
+        # its on_error runs off the loop and closes the topics: unconfigured
+        assert ros.spin_until(lambda: component_state() == 'unconfigured', 20.0)
+        assert ros.spin_until(lambda: 'state_timeout 0.5 s' in manager.output(), 10.0)
+        assert manager.output().count("no state on '/topic_based_joint_states'") == 1
+        assert manager.alive
+
+
+def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
+    """The safe stop's last write reaches the simulator: the turntable's velocity command goes
+    to 0 before the manager exits (upstream's position-only threshold would never send it)."""
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS], robot(tmp_path)) as manager,
+        RosHarness('topic_based_stop') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        commands = ros.subscribe(JointState, COMMANDS, 1000)
+        spawn(manager, 'turntable_velocity_controller')
+        pub = ros.node.create_publisher(
+            Float64MultiArray, '/turntable_velocity_controller/commands', 10
+        )
+        assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(Float64MultiArray(data=[2.0]))
+
+        def turntable_velocity() -> float:
+            msg = sim_states[-1]
+            return msg.velocity[list(msg.name).index('turntable_joint')]
+
+        assert ros.spin_until(lambda: sim_states and turntable_velocity() == 2.0), sim.output()
+        assert manager.stop() == 0, manager.output()
+        assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
+        assert commands[-1].velocity[3] == 0.0
+        assert sim.alive
+
+
+def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
+    """joint_3 with upstream's `mimic` joint_2 and `multiplier` -2: every command sent and
+    every state read has joint_3 = -2 x joint_2, while the stand-in moves both on its own."""
+    urdf = (CONFIG / 'topic_based_robot.urdf').read_text()
+    urdf = urdf.replace(
+        '<joint name="joint_3">',
+        '<joint name="joint_3"><param name="mimic">joint_2</param>'
+        '<param name="multiplier">-2</param>',
+    )
+    path = tmp_path / 'mimic.urdf'
+    path.write_text(urdf)
+    extra = tmp_path / 'two_joints.yaml'
+    extra.write_text(
+        'controller_manager:\n  ros__parameters:\n    two_joints:\n'
+        '      type: forward_command_controller/ForwardCommandController\n'
+        'two_joints:\n  ros__parameters:\n    joints: [joint_1, joint_2]\n'
+        '    interface_name: position\n'
+    )
+    with (
+        Simulator() as sim,
+        ManagerProcess([CONTROLLERS, extra], path) as manager,
+        RosHarness('topic_based_mimic') as ros,
+    ):
+        sim_states = ros.subscribe(JointState, STATES, 1000)
+        commands = ros.subscribe(JointState, COMMANDS, 1000)
+        states = ros.subscribe(JointState, '/joint_states', 1000)
+        spawn(manager, 'joint_state_broadcaster', 'two_joints')
+        pub = ros.node.create_publisher(Float64MultiArray, '/two_joints/commands', 10)
+        assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        pub.publish(Float64MultiArray(data=[0.5, -0.2]))
+        assert ros.spin_until(lambda: arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5), 30.0), (
+            sim.output(),
+            manager.output(),
+        )
+        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5), 10.0)
+        assert commands
+        for msg in commands:
+            assert msg.position[2] == -2.0 * msg.position[1]
+        moving = [m for m in states if position_of(m, 'joint_2') < 0.29]
+        assert moving
+        for msg in moving:
+            assert position_of(msg, 'joint_3') == -2.0 * position_of(msg, 'joint_2')
