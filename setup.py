@@ -130,15 +130,12 @@ setup(
             'py_controllers/FaultInjectionSystem = '
             'py_controllers.hardware.fault_injection:FaultInjectionSystem',
             'py_controllers/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
-<<<<<<< HEAD
             # upstream MuJoCo URDFs name it as ros-controls' and moveit's plugins
             'mujoco_ros2_control/MujocoSystemInterface = '
             'py_controllers.hardware.mujoco_system:MujocoSystem',
             'mujoco_ros2_control/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
-=======
             'topic_based_ros2_control/TopicBasedSystem = '
             'py_controllers.hardware.topic_based_system:TopicBasedSystem',
->>>>>>> wt-topic
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '
