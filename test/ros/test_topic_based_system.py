@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sensor_msgs.msg import JointState
@@ -56,10 +57,24 @@ def position_of(msg: JointState, joint: str) -> float:
     return msg.position[list(msg.name).index(joint)]
 
 
-def send_arm(ros: RosHarness, target: list[float]) -> None:
+def send_arm(ros: RosHarness, target: list[float]) -> Any:
+    """Publish `target` to the forward position controller; the publisher (a caller that
+    waits for an effect publishes again while it waits: one message can be lost while
+    discovery settles)."""
     pub = ros.node.create_publisher(Float64MultiArray, '/forward_position_controller/commands', 10)
     assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
     pub.publish(Float64MultiArray(data=target))
+    return pub
+
+
+def until_sent(pub: Any, data: list[float], done: Any) -> Any:
+    """A spin_until predicate that publishes `data` again before each look at `done`."""
+
+    def check() -> bool:
+        pub.publish(Float64MultiArray(data=data))
+        return bool(done())
+
+    return check
 
 
 def arm_at(states: list[JointState], target: list[float], abs_tol: float = 1e-9) -> bool:
@@ -79,10 +94,12 @@ def test_forward_position_controller_moves_the_simulator_and_the_states_come_bac
         commands = ros.subscribe(JointState, COMMANDS, 100)
         states = ros.subscribe(JointState, '/joint_states', 100)
         spawn(manager, 'joint_state_broadcaster', 'forward_position_controller')
-        send_arm(ros, target)
+        pub = send_arm(ros, target)
         # the stand-in reaches what it is sent exactly; the last steps of the command ramp (the
         # joints' 1 rad/s limit) within the 1e-5 default threshold in all are not sent
-        assert ros.spin_until(lambda: arm_at(sim_states, target, 1e-5), 30.0), (
+        assert ros.spin_until(
+            until_sent(pub, target, lambda: arm_at(sim_states, target, 1e-5)), 30.0
+        ), (
             sim.output(),
             manager.output(),
             sim_states[-1:],
@@ -129,8 +146,10 @@ def test_trigger_joint_command_threshold_keeps_small_differences_off_the_topic(t
         assert position_of(sim_states[-1], 'joint_1') == START[0]  # the step never went out
 
         big = [START[0] + 0.1, *START[1:]]
-        send_arm(ros, big)
-        assert ros.spin_until(lambda: arm_at(sim_states, big, 1e-3), 30.0), manager.output()
+        pub = send_arm(ros, big)
+        assert ros.spin_until(until_sent(pub, big, lambda: arm_at(sim_states, big, 1e-3)), 30.0), (
+            manager.output()
+        )
         assert ros.spin_until(lambda: arm_at(states, big, 1e-3), 10.0)
         # what went out: the step, ramped by the joint's 1 rad/s limit (and perhaps the start,
         # sent once when the simulator subscribed); never the 5e-4 step on its own
@@ -155,10 +174,12 @@ def test_sum_wrapped_joint_states_counts_whole_turns(tmp_path):
             Float64MultiArray, '/turntable_velocity_controller/commands', 10
         )
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
-        pub.publish(Float64MultiArray(data=[4.0]))
         turn = 2 * math.pi + 1.0
         assert ros.spin_until(
-            lambda: states and position_of(states[-1], 'turntable_joint') > turn, 30.0
+            until_sent(
+                pub, [4.0], lambda: states and position_of(states[-1], 'turntable_joint') > turn
+            ),
+            30.0,
         ), (sim.output(), manager.output())
         read = [position_of(m, 'turntable_joint') for m in states]
         assert all(b >= a for a, b in itertools.pairwise(read))  # never jumps back
@@ -216,13 +237,15 @@ def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
             Float64MultiArray, '/turntable_velocity_controller/commands', 10
         )
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
-        pub.publish(Float64MultiArray(data=[2.0]))
+        pub.publish(Float64MultiArray(data=[2.0]))  # waited for below, sent again there
 
         def turntable_velocity() -> float:
             msg = sim_states[-1]
             return msg.velocity[list(msg.name).index('turntable_joint')]
 
-        assert ros.spin_until(lambda: sim_states and turntable_velocity() == 2.0), sim.output()
+        assert ros.spin_until(
+            until_sent(pub, [2.0], lambda: sim_states and turntable_velocity() == 2.0)
+        ), sim.output()
         assert manager.stop() == 0, manager.output()
         assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
         assert commands[-1].velocity[3] == 0.0
@@ -258,11 +281,12 @@ def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
         spawn(manager, 'joint_state_broadcaster', 'two_joints')
         pub = ros.node.create_publisher(Float64MultiArray, '/two_joints/commands', 10)
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
-        pub.publish(Float64MultiArray(data=[0.5, -0.2]))
-        assert ros.spin_until(lambda: arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5), 30.0), (
-            sim.output(),
-            manager.output(),
-        )
+
+        def arrived() -> bool:  # a single message can still be lost while discovery settles
+            pub.publish(Float64MultiArray(data=[0.5, -0.2]))
+            return arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5)
+
+        assert ros.spin_until(arrived, 30.0), (sim.output(), manager.output())
         assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5), 10.0)
         assert commands
         for msg in commands:
