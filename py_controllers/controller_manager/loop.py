@@ -80,7 +80,7 @@ class ControlLoop:
         self.publish_clock = publish_clock
         self.failure: BaseException | None = None  # what ended the loop, if anything did
         self.failure_traceback = ''
-        self.stall: str | None = None  # set by the watchdog while the loop is stalled
+        self.stall: str | None = None  # the watchdog's report while stalled (set by the node)
         #: monotonic time the last cycle ended (the watchdog's heartbeat)
         self.last_cycle_ns = 0
         self._stop = threading.Event()
