@@ -81,6 +81,45 @@ CONTROLLERS = [
         'sensor_broadcasters.range:RangeSensorBroadcaster',
     ),
     ('pose_broadcaster/PoseBroadcaster', 'sensor_broadcasters.pose:PoseBroadcaster'),
+    (
+        'ackermann_steering_controller/AckermannSteeringController',
+        'steering.ackermann:AckermannSteeringController',
+    ),
+    (
+        'bicycle_steering_controller/BicycleSteeringController',
+        'steering.bicycle:BicycleSteeringController',
+    ),
+    (
+        'tricycle_steering_controller/TricycleSteeringController',
+        'steering.tricycle_steering:TricycleSteeringController',
+    ),
+    ('tricycle_controller/TricycleController', 'tricycle.controller:TricycleController'),
+    (
+        'mecanum_drive_controller/MecanumDriveController',
+        'mecanum_drive.controller:MecanumDriveController',
+    ),
+    (
+        'omni_wheel_drive_controller/OmniWheelDriveController',
+        'omni_wheel_drive.controller:OmniWheelDriveController',
+    ),
+    (
+        'battery_state_broadcaster/BatteryStateBroadcaster',
+        'sensor_broadcasters.battery:BatteryStateBroadcaster',
+    ),
+    ('gps_sensor_broadcaster/GPSSensorBroadcaster', 'sensor_broadcasters.gps:GPSSensorBroadcaster'),
+    (
+        'magnetometer_broadcaster/MagnetometerBroadcaster',
+        'sensor_broadcasters.magnetometer:MagnetometerBroadcaster',
+    ),
+    (
+        'state_interfaces_broadcaster/StateInterfacesBroadcaster',
+        'state_interfaces_broadcaster.controller:StateInterfacesBroadcaster',
+    ),
+    ('chained_filter_controller/ChainedFilter', 'chained_filter.controller:ChainedFilter'),
+    (
+        'motion_primitives_controllers/MotionPrimitivesForwardController',
+        'motion_primitives.controller:MotionPrimitivesForwardController',
+    ),
 ]
 
 setup(
@@ -115,6 +154,10 @@ setup(
             'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
             'py-controllers = py_controllers.cli:main',
             'topic_simulator = py_controllers.hardware.topic_simulator:main',
+            'publisher_forward_position_controller = '
+            'py_controllers.test_nodes.publisher_forward_position_controller:main',
+            'publisher_joint_trajectory_controller = '
+            'py_controllers.test_nodes.publisher_joint_trajectory_controller:main',
         ],
         'py_controllers.controllers': [
             f'{name} = py_controllers.controllers.{target}' for name, target in CONTROLLERS
@@ -136,6 +179,8 @@ setup(
             'mujoco_ros2_control/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
             'topic_based_ros2_control/TopicBasedSystem = '
             'py_controllers.hardware.topic_based_system:TopicBasedSystem',
+            'py_controllers/MotionPrimitivesMockSystem = '
+            'py_controllers.hardware.motion_primitives_mock:MotionPrimitivesMockSystem',
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '
