@@ -1,28 +1,38 @@
 # The two commands of the README: `make demo` and `make test`. Both set up first.
-.PHONY: setup demo test bench lint
+# ROS_DISTRO=kilted|jazzy on the command line picks the wheels (kilted: .venv, jazzy:
+# .venv-jazzy); without it `make test` runs the suite on both, as .ci/run does, and every
+# other target uses kilted. A ROS_DISTRO from a sourced ROS environment is not taken.
+ifeq ($(origin ROS_DISTRO),command line)
+DISTRO := $(ROS_DISTRO)
+TEST_DISTROS := $(ROS_DISTRO)
+else
+DISTRO := kilted
+TEST_DISTROS := kilted jazzy
+endif
+VENV := $(if $(filter jazzy,$(DISTRO)),.venv-jazzy,.venv)
+
+.PHONY: setup demo test bench lint faults dashboard screenshots
 
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh $(DISTRO)
 
 demo: setup
-	@.venv/bin/python -m py_controllers.demo $(ARGS)
+	@$(VENV)/bin/python -m py_controllers.demo $(ARGS)
 
-test: setup
-	@.venv/bin/python -m pytest -q -p no:cacheprovider test
+test:
+	@bash scripts/test_distros.sh $(TEST_DISTROS)
 
 bench: setup
-	@.venv/bin/python -m bench $(ARGS)
+	@$(VENV)/bin/python -m bench $(ARGS)
 
 lint: setup
-	@.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	@$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
 
-.PHONY: faults
 faults: setup
-	@.venv/bin/python -m faults $(ARGS)
+	@$(VENV)/bin/python -m faults $(ARGS)
 
-.PHONY: dashboard screenshots
 dashboard: setup
-	@.venv/bin/py-controllers dashboard $(ARGS)
+	@$(VENV)/bin/py-controllers dashboard $(ARGS)
 
 screenshots: setup
-	@.venv/bin/python scripts/dashboard_screenshots.py $(ARGS)
+	@$(VENV)/bin/python scripts/dashboard_screenshots.py $(ARGS)

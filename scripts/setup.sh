@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # One-command environment for py_controllers on a machine without ROS 2:
-# a virtualenv from the ROS 2 (kilted) PyPI wheels, the interface packages PyPI lacks
+# a virtualenv from the ROS 2 PyPI wheels, the interface packages PyPI lacks
 # built from interfaces/ with CMake, and the project installed editable.
+# Usage: scripts/setup.sh [kilted|jazzy]   (kilted: .venv and build/; jazzy: .venv-jazzy
+# and build-jazzy/, side by side, sharing the checkout).
 # Idempotent: every step keeps a stamp and is skipped when its inputs are unchanged.
 set -euo pipefail
 shopt -s nullglob
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-venv="$root/.venv"
+distro="${1:-kilted}"
+case "$distro" in
+  kilted) venv="$root/.venv"; build="$root/build"; req="$root/scripts/requirements-ros.txt" ;;
+  jazzy) venv="$root/.venv-jazzy"; build="$root/build-jazzy"; req="$root/scripts/requirements-ros-jazzy.txt" ;;
+  *) printf '[setup] ERROR: ROS distro %s: the wheels here are kilted or jazzy\n' "$distro" >&2; exit 2 ;;
+esac
 stamps="$venv/.py_controllers"
-build="$root/build"
 py="${PYTHON:-python3}"
 
 say() { printf '[setup] %s\n' "$*"; }
@@ -21,7 +27,7 @@ stamp() { printf '%s' "$2" > "$stamps/$1"; }
 # --- tools --------------------------------------------------------------------
 command -v "$py" >/dev/null || die "python3 not found (need Python 3.11: the ROS wheels are cp311)"
 pyver="$("$py" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
-[ "$pyver" = "3.11" ] || die "python3 is $pyver; the ROS 2 kilted wheels on PyPI need Python 3.11 (set PYTHON=...)"
+[ "$pyver" = "3.11" ] || die "python3 is $pyver; the ROS 2 wheels on PyPI need Python 3.11 (set PYTHON=...)"
 "$py" -c 'import sysconfig, os, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
   || die "Python headers (Python.h) not found: install the python3-dev package"
 command -v cmake >/dev/null || die "cmake not found: install cmake (apt-get install cmake)"
@@ -37,10 +43,9 @@ fi
 mkdir -p "$stamps"
 vpy="$venv/bin/python"
 
-req="$root/scripts/requirements-ros.txt"
 h="$(hash_of "$req")"
 if ! fresh wheels "$h"; then
-  say "installing ROS 2 kilted wheels (first run: about a minute)"
+  say "installing ROS 2 $distro wheels (first run: about a minute)"
   "$vpy" -m pip install --quiet --disable-pip-version-check --upgrade 'pip>=24' \
     || die "pip could not upgrade itself"
   mkdir -p "$build"
