@@ -21,6 +21,11 @@ CASES = [
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['parallel_gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['effort_gripper_controller']),
+    (
+        'chained_filter.yaml',
+        'chained_filter_robot.urdf',
+        ['chained_filter', 'filtered_state_broadcaster', 'wheel_position_controller'],
+    ),
 ]
 
 

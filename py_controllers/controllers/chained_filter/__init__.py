@@ -1,0 +1,1 @@
+"""chained_filter_controller/ChainedFilter: state interfaces through filter chains."""
