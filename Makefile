@@ -13,8 +13,9 @@ test: setup
 bench: setup
 	@.venv/bin/python -m bench $(ARGS)
 
+# ruff everywhere; mypy on the ROS-free packages ([tool.mypy] files in pyproject.toml)
 lint: setup
-	@.venv/bin/ruff check . && .venv/bin/ruff format --check .
+	@.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
 
 .PHONY: faults
 faults: setup
