@@ -25,8 +25,9 @@ test:
 bench: setup
 	@$(VENV)/bin/python -m bench $(ARGS)
 
+# ruff everywhere; mypy on the ROS-free packages ([tool.mypy] files in pyproject.toml)
 lint: setup
-	@$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check .
+	@$(VENV)/bin/ruff check . && $(VENV)/bin/ruff format --check . && $(VENV)/bin/mypy
 
 faults: setup
 	@$(VENV)/bin/python -m faults $(ARGS)

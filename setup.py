@@ -136,7 +136,7 @@ setup(
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
     extras_require={
-        'test': ['pytest', 'ruff', 'matplotlib'],
+        'test': ['pytest', 'ruff', 'mypy', 'matplotlib'],
         'mujoco': ['mujoco'],
         'kinematics': ['pin'],
         'dashboard': ['nicegui'],

@@ -6,6 +6,7 @@ loudly with a message that says what is wrong.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import logging
 import sys
@@ -15,6 +16,19 @@ CONTROLLERS_GROUP = 'py_controllers.controllers'
 HARDWARE_GROUP = 'py_controllers.hardware'
 
 _log = logging.getLogger(__name__)
+
+SUGGESTIONS = 3
+"""Most names an unknown-type error suggests (the full list belongs to a listing command)."""
+CUTOFF = 0.6
+"""Least similarity (difflib ratio) of a suggestion, as difflib.get_close_matches."""
+BAND = 0.1
+"""Suggestions are within this of the best one: a one-letter typo gets one answer."""
+
+LISTING = {
+    CONTROLLERS_GROUP: '`ros2 control list_controller_types` or `py-controllers types`',
+    HARDWARE_GROUP: "the README's table 'Controllers and hardware'",
+}
+"""Where a user sees every name of a group, for the unknown-type error."""
 
 # Classes registered in-process (tests, notebooks) take precedence over entry points.
 _registered: dict[str, dict[str, type]] = {CONTROLLERS_GROUP: {}, HARDWARE_GROUP: {}}
@@ -38,14 +52,42 @@ def available(group: str) -> list[str]:
     return sorted(set(_entry_points(group)) | set(_registered.get(group, {})))
 
 
+def close_names(name: str, known: list[str]) -> list[str]:
+    """The registered names most like `name`, best first; a name without '/' (the package
+    left out) is compared with the class part of each."""
+
+    def key(k: str) -> str:
+        return k if '/' in name else k.rpartition('/')[2]
+
+    scored = sorted(
+        ((difflib.SequenceMatcher(None, name, key(k)).ratio(), k) for k in known),
+        key=lambda rk: -rk[0],
+    )
+    if not scored:
+        return []
+    least = max(CUTOFF, scored[0][0] - BAND)
+    return [k for ratio, k in scored[:SUGGESTIONS] if ratio >= least]
+
+
+def unknown_type_message(group: str, name: str) -> str:
+    """Why `name` cannot be loaded from `group`: the closest registered names (a misspelling
+    is the usual cause) and where to see them all, not the whole list."""
+    known = available(group)
+    close = close_names(name, known)
+    hint = f'did you mean {" or ".join(repr(c) for c in close)}? ' if close else ''
+    if len(known) <= SUGGESTIONS:  # a short list is the best hint
+        return f"unknown type '{name}' in {group}: {hint}(known: {', '.join(known) or 'none'})"
+    where = LISTING.get(group, f"entry-point group '{group}'")
+    return f"unknown type '{name}' in {group}: {hint}({len(known)} known: see {where})"
+
+
 def load(group: str, name: str, base: type) -> type:
     """The class registered as `name` in `group`, checked to derive from `base`."""
     cls = _registered.get(group, {}).get(name)
     if cls is None:
         ep = _entry_points(group).get(name)
         if ep is None:
-            known = ', '.join(available(group)) or 'none'
-            raise PluginError(f"unknown type '{name}' in {group} (known: {known})")
+            raise PluginError(unknown_type_message(group, name))
         try:
             cls = ep.load()
         except Exception as exc:  # an import error of a plug-in must not kill the caller

@@ -194,6 +194,21 @@ class ControllerManagerClient:
         else:
             rclpy.spin_until_future_complete(self.node, future, timeout_sec=timeout_s)
 
+    def spin_until(self, predicate: Callable[[], bool], timeout_s: float, doing: str) -> bool:
+        """Serve the node's callbacks (e.g. a subscription) until `predicate()` holds; False
+        after `timeout_s`. Interrupted when `stop` is set, as every wait of the client."""
+        deadline = time.monotonic() + timeout_s
+        while not predicate():
+            self._check(doing)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            if self.executor is not None:
+                self.executor.spin_once(timeout_sec=min(POLL_S, left))
+            else:
+                rclpy.spin_once(self.node, timeout_sec=min(POLL_S, left))
+        return True
+
     def _await(self, client: Any, future: Any, service: str) -> None:
         """Spin until `future` is done, `call_timeout_s` passed, `stop` is set or the server
         disappeared, looking at each every POLL_S."""

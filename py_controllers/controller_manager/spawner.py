@@ -46,6 +46,7 @@ from py_controllers.controller_manager.client import (
     Stop,
     split_command_line,
 )
+from py_controllers.controller_manager.manager_log import ManagerLog
 
 CLEANUP_WAIT_S = 2.0
 """How long --unload-on-kill waits for a manager service that is missing (the manager was
@@ -229,6 +230,13 @@ class Spawner:
         )
         self.loaded: list[str] = []
         """Controllers this run loaded (or asked to load when it was interrupted), in order."""
+        self.manager_log = ManagerLog(node, self.cm.manager)
+
+    def _failed(self, what: str, name: str) -> None:
+        """Log that `what` (load, configure) failed for `name`, with the manager's reason."""
+        reasons = self.manager_log.wait_for_reasons(name, self.cm.spin_until)
+        why = ': ' + ' | '.join(reasons) if reasons else " (see the controller manager's log)"
+        self.log.error(f"failed to {what} controller '{name}'{why}")
 
     def _state(self, name: str) -> str | None:
         for c in self.cm.list_controllers():
@@ -245,9 +253,10 @@ class Spawner:
                 self.cm.set_parameters(values)
             # noted before the call: when a signal interrupts it, the manager may still load it
             self.loaded.append(name)
+            self.manager_log.start()
             if not self.cm.load_controller(name):
                 self.loaded.remove(name)
-                self.log.error(f"failed to load controller '{name}'")
+                self._failed('load', name)
                 return False
             self.log.info(f"loaded '{name}'")
             state = 'unconfigured'
@@ -255,8 +264,9 @@ class Spawner:
             self.log.warning(f"controller '{name}' is already loaded ({state}): not loading")
         if self.args.load_only or state in ('inactive', 'active'):
             return True
+        self.manager_log.start()
         if not self.cm.configure_controller(name):
-            self.log.error(f"failed to configure controller '{name}'")
+            self._failed('configure', name)
             return False
         self.log.info(f"configured '{name}'")
         return True
@@ -353,6 +363,7 @@ def spawn(spawner: Spawner, stop: SignalStop) -> int:
         return 128 + stop.signum if _cleanup(spawner) else 1
     if not args.unload_on_kill:
         return 0
+    spawner.manager_log.close()
     log.info('waiting for SIGINT/SIGTERM to unload the controllers')
     while not stop.is_set():
         time.sleep(POLL_S)

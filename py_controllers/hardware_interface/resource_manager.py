@@ -83,7 +83,10 @@ class ResourceManager(HardwareIO):
         self.urdf = urdf
         self.urdf_joints = parse_urdf_joints(urdf)
         for info in infos:
-            cls = plugins.load(plugins.HARDWARE_GROUP, info.plugin, HardwareComponentInterface)
+            try:
+                cls = plugins.load(plugins.HARDWARE_GROUP, info.plugin, HardwareComponentInterface)
+            except plugins.PluginError as exc:
+                raise plugins.PluginError(f"hardware '{info.name}': {exc}") from exc
             self.add_component(cls(), info)
 
     def add_component(self, component: HardwareComponentInterface, info: Any) -> ManagedComponent:

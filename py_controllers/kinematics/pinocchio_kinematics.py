@@ -11,6 +11,7 @@ holds one pinocchio.Data scratch buffer.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,19 +33,28 @@ def _skew(v: np.ndarray) -> np.ndarray:
     return np.array([[0.0, -v[2], v[1]], [v[2], 0.0, -v[0]], [-v[1], v[0], 0.0]])
 
 
+@dataclass
+class _Chain:
+    """What initialize() found: the model, its scratch data and the base->tip chain."""
+
+    model: pin.Model
+    data: pin.Data
+    params: KinematicsParams
+    base_frame: int
+    links: list[str]
+    """Body links base..tip: those a pose or Jacobian can be asked for."""
+    link_frames: dict[str, int]
+    joint_names: list[str]
+    columns: np.ndarray
+    """Velocity-vector index of each chain joint in the full model."""
+
+
 class KinematicsInterfacePinocchio(KinematicsInterface):
     """Upstream kinematics_interface_pinocchio (and _kdl) for one base->tip chain."""
 
     def __init__(self) -> None:
         """An uninitialized plug-in: every call but initialize() raises KinematicsError."""
-        self._model: pin.Model | None = None
-        self._data: pin.Data | None = None
-        self._params: KinematicsParams | None = None
-        self._base_frame = 0
-        self._chain_links: list[str] = []
-        self._link_frames: dict[str, int] = {}
-        self._joint_names: list[str] = []
-        self._columns: np.ndarray = np.zeros(0, dtype=int)
+        self._chain: _Chain | None = None
 
     # --- set-up ----------------------------------------------------------------------------
     def initialize(
@@ -88,46 +98,47 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
             joint_names.append(frame.name)
             columns.append(joint.idx_v)
 
-        self._model, self._data, self._params = model, model.createData(), params
-        self._base_frame = base_frame
-        self._chain_links = [model.frames[f].name for f in link_path]
-        self._link_frames = {model.frames[f].name: f for f in link_path}
-        self._joint_names = joint_names
-        self._columns = np.array(columns, dtype=int)
+        self._chain = _Chain(
+            model=model,
+            data=model.createData(),
+            params=params,
+            base_frame=base_frame,
+            links=[model.frames[f].name for f in link_path],
+            link_frames={model.frames[f].name: f for f in link_path},
+            joint_names=joint_names,
+            columns=np.array(columns, dtype=int),
+        )
 
     @property
     def joint_names(self) -> list[str]:
         """Names of the chain's movable joints, base to tip (upstream's joint order)."""
-        self._require_initialized()
-        return list(self._joint_names)
+        return list(self._initialized().joint_names)
 
     @property
     def base(self) -> str:
         """The link every pose and Jacobian is relative to."""
-        self._require_initialized()
-        return self._chain_links[0]
+        return self._initialized().links[0]
 
     @property
     def chain_links(self) -> list[str]:
         """Links a pose or Jacobian can be asked for: the path base..tip, in that order."""
-        self._require_initialized()
-        return list(self._chain_links)
+        return list(self._initialized().links)
 
     # --- kinematics ------------------------------------------------------------------------
     def calculate_link_transform(self, joint_pos: ArrayLike, link_name: str) -> Matrix:
         """4x4 homogeneous pose of `link_name` in the base frame."""
-        link_frame = self._update(joint_pos, link_name, jacobians=False)
-        data = self._data
-        relative = data.oMf[self._base_frame].actInv(data.oMf[link_frame])
+        chain, link_frame = self._update(joint_pos, link_name, jacobians=False)
+        data = chain.data
+        relative = data.oMf[chain.base_frame].actInv(data.oMf[link_frame])
         return np.array(relative.homogeneous)
 
     def calculate_jacobian(self, joint_pos: ArrayLike, link_name: str) -> Matrix:
         """6xN Jacobian of the `link_name` origin, rows (v, w) in base-frame axes (as KDL)."""
-        link_frame = self._update(joint_pos, link_name, jacobians=True)
-        model, data = self._model, self._data
-        j_link = _frame_jacobian(model, data, link_frame)[:, self._columns]
-        j_base = _frame_jacobian(model, data, self._base_frame)[:, self._columns]
-        base_pose, link_pose = data.oMf[self._base_frame], data.oMf[link_frame]
+        chain, link_frame = self._update(joint_pos, link_name, jacobians=True)
+        model, data = chain.model, chain.data
+        j_link = _frame_jacobian(model, data, link_frame)[:, chain.columns]
+        j_base = _frame_jacobian(model, data, chain.base_frame)[:, chain.columns]
+        base_pose, link_pose = data.oMf[chain.base_frame], data.oMf[link_frame]
         # velocity of the link origin relative to a frame moving with base (zero if base is
         # fixed): v_link - v_base - w_base x r, with r from the base origin to the link origin
         offset = link_pose.translation - base_pose.translation
@@ -139,35 +150,41 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
     def calculate_jacobian_inverse(self, joint_pos: ArrayLike, link_name: str) -> Matrix:
         """Nx6 damped inverse (J^T J + alpha I)^-1 J^T, upstream's formula and damping."""
         jacobian = self.calculate_jacobian(joint_pos, link_name)
-        damped = jacobian.T @ jacobian + self._params.alpha * np.eye(jacobian.shape[1])
+        alpha = self._initialized().params.alpha
+        damped = jacobian.T @ jacobian + alpha * np.eye(jacobian.shape[1])
         try:
-            return np.linalg.solve(damped, jacobian.T)
+            # float64 in, float64 out (asarray copies nothing; numpy's stub says floating[Any])
+            return np.asarray(np.linalg.solve(damped, jacobian.T), dtype=np.float64)
         except np.linalg.LinAlgError as exc:  # singular J with alpha = 0
             raise KinematicsError(
                 f"Jacobian of '{link_name}' is singular and alpha is 0: {exc}"
             ) from exc
 
     # --- helpers ---------------------------------------------------------------------------
-    def _require_initialized(self) -> None:
-        """Raise unless initialize() succeeded (upstream's verify_initialized)."""
-        if self._model is None:
+    def _initialized(self) -> _Chain:
+        """The chain; raises unless initialize() succeeded (upstream's verify_initialized)."""
+        if self._chain is None:
             raise KinematicsError(
                 'the Pinocchio kinematics plugin was not initialized: call initialize() first'
             )
+        return self._chain
 
-    def _update(self, joint_pos: ArrayLike, link_name: str, *, jacobians: bool) -> int:
-        """Check the inputs, run forward kinematics; the frame id of `link_name`."""
-        self._require_initialized()
-        q_chain = as_vector(joint_pos, 'joint_pos', len(self._joint_names), self._joint_names)
-        link_frame = self._link_frames.get(link_name)
+    def _update(
+        self, joint_pos: ArrayLike, link_name: str, *, jacobians: bool
+    ) -> tuple[_Chain, int]:
+        """Check the inputs, run forward kinematics; the chain and the frame id of
+        `link_name`."""
+        chain = self._initialized()
+        q_chain = as_vector(joint_pos, 'joint_pos', len(chain.joint_names), chain.joint_names)
+        link_frame = chain.link_frames.get(link_name)
         if link_frame is None:
             raise KinematicsError(
-                f"link '{link_name}' is not in the chain from '{self._chain_links[0]}' to "
-                f"'{self._chain_links[-1]}'; available links: " + ', '.join(self._chain_links)
+                f"link '{link_name}' is not in the chain from '{chain.links[0]}' to "
+                f"'{chain.links[-1]}'; available links: " + ', '.join(chain.links)
             )
-        model, data = self._model, self._data
+        model, data = chain.model, chain.data
         velocity = np.zeros(model.nv)
-        velocity[self._columns] = q_chain
+        velocity[chain.columns] = q_chain
         # integrate from neutral maps 1-DoF positions into q (continuous joints: cos, sin)
         q = pin.integrate(model, pin.neutral(model), velocity)
         if jacobians:
@@ -175,7 +192,7 @@ class KinematicsInterfacePinocchio(KinematicsInterface):
         else:
             pin.forwardKinematics(model, data, q)
         pin.updateFramePlacements(model, data)
-        return link_frame
+        return chain, link_frame
 
 
 def _frame_jacobian(model: pin.Model, data: pin.Data, frame_id: int) -> np.ndarray:

@@ -251,7 +251,7 @@ def tolerance_violations(
         limits = getattr(tolerance, field)
         for index in np.flatnonzero((limits > 0.0) & (np.abs(error) > limits)):
             lines.append(
-                f"joint '{joint_names[index]}': {field} error {error[index]:.6f} exceeds "
+                f"joint '{joint_names[int(index)]}': {field} error {error[index]:.6f} exceeds "
                 f'tolerance {limits[index]:.6f}'
             )
     return lines

@@ -70,10 +70,15 @@ class _Knot:
         self.effort = point.effort if point.effort is not None else zeros
 
 
-def _deduce(a: _Knot, b: _Knot, dt_s: float, n_joints: int) -> None:
-    """Fill b's missing positions (and velocities) by trapezoidal integration from a."""
+Pair = tuple[np.ndarray, np.ndarray]
+"""A field at both ends of a segment."""
+
+
+def _deduce(a: _Knot, a_positions: np.ndarray, b: _Knot, dt_s: float, n_joints: int) -> np.ndarray:
+    """b's positions: given, or (with missing velocities) filled by trapezoidal integration
+    from a, whose positions are `a_positions`."""
     if b.positions is not None:
-        return
+        return b.positions
     if a.velocities is None:
         a.velocities = np.zeros(n_joints)
     if b.velocities is None:
@@ -81,23 +86,29 @@ def _deduce(a: _Knot, b: _Knot, dt_s: float, n_joints: int) -> None:
             a.accelerations = np.zeros(n_joints)
         b_acc = b.accelerations if b.accelerations is not None else 0.0
         b.velocities = a.velocities + (a.accelerations + b_acc) * (0.5 * dt_s)
-    b.positions = a.positions + (a.velocities + b.velocities) * (0.5 * dt_s)
+    b.positions = a_positions + (a.velocities + b.velocities) * (0.5 * dt_s)
+    return b.positions
+
+
+def _both(first: np.ndarray | None, second: np.ndarray | None) -> Pair | None:
+    return None if first is None or second is None else (first, second)
 
 
 def _segment_coefficients(
-    a: _Knot, b: _Knot, duration_s: float, has_vel: bool, has_acc: bool
+    positions: Pair, effort: Pair, duration_s: float, vel: Pair | None, acc: Pair | None
 ) -> np.ndarray:
-    """Polynomial coefficients (rows: powers 0..5) for positions | effort of one segment."""
-    n = a.positions.shape[0]
+    """Polynomial coefficients (rows: powers 0..5) for positions | effort of one segment:
+    quintic with `vel` and `acc`, cubic with `vel` only, else linear."""
+    pa, pb = positions
+    n = pa.shape[0]
     coeffs = np.zeros((6, 2 * n))
-    pa, pb = a.positions, b.positions
     coeffs[0, :n] = pa
-    coeffs[0, n:] = a.effort
+    coeffs[0, n:] = effort[0]
     big_t = duration_s
     if big_t != 0.0:
-        coeffs[1, n:] = (b.effort - a.effort) / big_t
-    if has_vel and has_acc:
-        va, vb, aa, ab = a.velocities, b.velocities, a.accelerations, b.accelerations
+        coeffs[1, n:] = (effort[1] - effort[0]) / big_t
+    if vel is not None and acc is not None:
+        (va, vb), (aa, ab) = vel, acc
         coeffs[1, :n] = va
         coeffs[2, :n] = 0.5 * aa
         if big_t != 0.0:
@@ -112,8 +123,8 @@ def _segment_coefficients(
             coeffs[5, :n] = (12.0 * dp - 6.0 * (va + vb) * big_t - (aa - ab) * t2) / (
                 2.0 * t2 * t2 * big_t
             )
-    elif has_vel:
-        va, vb = a.velocities, b.velocities
+    elif vel is not None:
+        va, vb = vel
         coeffs[1, :n] = va
         if big_t != 0.0:
             dp = pb - pa
@@ -189,7 +200,9 @@ class Trajectory:
         # Filled by _prepare(); index 0 is the point before, index k + 1 is waypoint k.
         self._knot_times_s: list[float] = []
         self._knots: list[_Knot] = []
-        self._segment_flags: list[tuple[bool, bool]] = []
+        self._positions: list[np.ndarray] = []  # of each knot, integrated where missing
+        # (velocities, accelerations) of each segment's two ends, None when one lacks them
+        self._derivatives: list[tuple[Pair | None, Pair | None]] = []
         self._coefficients: list[np.ndarray | None] = []
 
     # -- properties -----------------------------------------------------------------------
@@ -260,9 +273,9 @@ class Trajectory:
         does not; positions of ``continuous_joints`` are moved by whole turns so the first
         segment takes the short way round.
         """
-        if state.positions is None or state.positions.shape != (self._n_joints,):
-            raise ValueError(f'the point before needs {self._n_joints} positions')
         before = state.copy()
+        if before.positions is None or before.positions.shape != (self._n_joints,):
+            raise ValueError(f'the point before needs {self._n_joints} positions')
         first = self._points[0]
         if before.velocities is None and first.velocities is not None:
             before.velocities = np.zeros(self._n_joints)
@@ -278,7 +291,8 @@ class Trajectory:
         self._prepared = False
 
     def _prepare(self, first_sample_time_s: float) -> None:
-        if self._before is None or self._before_time_s is None:
+        before = self._before
+        if before is None or before.positions is None or self._before_time_s is None:
             raise RuntimeError('set_point_before() must be called before the first sample')
         if self._start_time_s is None:
             self._start_time_s = first_sample_time_s
@@ -289,17 +303,18 @@ class Trajectory:
         ]
         zeros = np.zeros(n)
         zeros.flags.writeable = False
-        self._knots = [_Knot(self._before, zeros)] + [_Knot(p, zeros) for p in self._points]
-        self._segment_flags = []
+        self._knots = [_Knot(before, zeros)] + [_Knot(p, zeros) for p in self._points]
+        self._positions = [before.positions]
+        self._derivatives = []
         # Integrate segment by segment in playing order: a segment's spline degree depends on
         # the fields its endpoints have right after its own integration step (as upstream).
         for k in range(len(self._points)):
             a, b = self._knots[k], self._knots[k + 1]
             dt_s = max(self._knot_times_s[k + 1] - self._knot_times_s[k], 0.0)
-            _deduce(a, b, dt_s, n)
-            has_vel = a.velocities is not None and b.velocities is not None
-            has_acc = has_vel and a.accelerations is not None and b.accelerations is not None
-            self._segment_flags.append((has_vel, has_acc))
+            self._positions.append(_deduce(a, self._positions[k], b, dt_s, n))
+            self._derivatives.append(
+                (_both(a.velocities, b.velocities), _both(a.accelerations, b.accelerations))
+            )
         self._coefficients = [None] * len(self._points)
         self._hint = 0
         self._prepared = True
@@ -325,7 +340,7 @@ class Trajectory:
             if not advance:
                 return None
             self._prepare(t_s)
-        if t_s < self._before_time_s:
+        if t_s < self._knot_times_s[0]:  # before the point before
             return None
         result = out if out is not None else SampleResult(self._n_joints)
         knot_times = self._knot_times_s
@@ -368,7 +383,7 @@ class Trajectory:
 
     def _write_knot(self, k: int, result: SampleResult) -> None:
         knot = self._knots[k]
-        np.copyto(result.positions, knot.positions)
+        np.copyto(result.positions, self._positions[k])
         for field, target in (
             (knot.velocities, result.velocities),
             (knot.accelerations, result.accelerations),
@@ -389,10 +404,10 @@ class Trajectory:
             return
         coeffs = self._coefficients[k]
         if coeffs is None:
-            has_vel, has_acc = self._segment_flags[k]
-            coeffs = _segment_coefficients(
-                self._knots[k], self._knots[k + 1], duration_s, has_vel, has_acc
-            )
+            a, b = self._knots[k], self._knots[k + 1]
+            vel, acc = self._derivatives[k]
+            positions = (self._positions[k], self._positions[k + 1])
+            coeffs = _segment_coefficients(positions, (a.effort, b.effort), duration_s, vel, acc)
             self._coefficients[k] = coeffs
         tau2 = tau * tau
         tau3 = tau2 * tau
@@ -418,7 +433,7 @@ class Trajectory:
         # Outside its segment upstream drops the derivative terms and interpolates linearly.
         a, b = self._knots[k], self._knots[k + 1]
         if duration_s != 0.0:
-            np.subtract(b.positions, a.positions, out=result.velocities)
+            np.subtract(self._positions[k + 1], self._positions[k], out=result.velocities)
             result.velocities /= duration_s
             np.subtract(b.effort, a.effort, out=result.effort)
             result.effort *= tau / duration_s
@@ -427,7 +442,7 @@ class Trajectory:
             result.velocities.fill(0.0)
             np.copyto(result.effort, a.effort)
         np.multiply(result.velocities, tau, out=result.positions)
-        result.positions += a.positions
+        result.positions += self._positions[k]
         result.accelerations.fill(0.0)
 
     def final_point(self) -> TrajectoryPoint:

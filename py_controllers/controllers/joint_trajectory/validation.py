@@ -298,13 +298,18 @@ def fill_omitted_joints(
     if not omitted.any():
         return points
     n = omitted.shape[0]
-    usable = previous is not None and previous.sampled_already and previous.n_joints == n
+    # the trajectory to follow: sampled already (its start time fixed), for these joints
+    source = (
+        previous
+        if previous is not None and previous.sampled_already and previous.n_joints == n
+        else None
+    )
     sample = SampleResult(n)
     filled: list[TrajectoryPoint] = []
     for point in points:
         state = None
-        if usable:
-            state = previous.sample(
+        if source is not None:
+            state = source.sample(
                 start_time_s + point.time_from_start_s, interpolation, advance=False, out=sample
             )
         new = point.copy()
@@ -316,17 +321,17 @@ def fill_omitted_joints(
             new.accelerations[omitted] = state.accelerations[omitted] if state else 0.0
         filled.append(new)
 
-    if not usable or filled[-1].positions is None:
+    rest_positions = filled[-1].positions
+    if source is None or rest_positions is None:
         return filled
-    previous_end_s = previous.end_time_s
+    previous_start_s, previous_end_s = source.start_time_s, source.end_time_s
     new_end_s = start_time_s + filled[-1].time_from_start_s
-    if previous_end_s is None or previous_end_s <= new_end_s:
+    if previous_start_s is None or previous_end_s is None or previous_end_s <= new_end_s:
         return filled
     # The old trajectory goes on after the new one ends: append its knots (and its end).
-    rest_positions = filled[-1].positions
-    knot_times = [previous.start_time_s + p.time_from_start_s for p in previous.points]
+    knot_times = [previous_start_s + p.time_from_start_s for p in source.points]
     for t_s in [t for t in knot_times if t > new_end_s]:
-        state = previous.sample(t_s, interpolation, advance=False, out=sample)
+        state = source.sample(t_s, interpolation, advance=False, out=sample)
         if state is None:
             continue
         positions = np.where(omitted, state.positions, rest_positions)
