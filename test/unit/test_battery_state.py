@@ -162,3 +162,17 @@ def test_spec_problems():
     assert 'finite' in BatterySpec('a', maximum_voltage=math.inf).problem()
     assert BatterySpec('a', minimum_voltage=1.0).problem() == ''  # one of them: no percentage
     assert not BatterySpec('a', minimum_voltage=1.0).has_percentage
+
+
+def test_the_mean_percentage_leaves_out_batteries_without_one():
+    with_range = BatterySpec('a', minimum_voltage=20.0, maximum_voltage=25.0)
+    states = BatteryStates([with_range, BatterySpec('b')])
+    states.bind(
+        [StateInterface('a', 'battery_voltage', 24.0), StateInterface('b', 'battery_voltage', 12.0)]
+    )
+    raw, total = [BatteryState(), BatteryState()], BatteryState()
+    states.init_messages(raw, total)
+    states.update_raw(raw)
+    states.update_total(raw, total)
+    assert raw[0].percentage == 80.0 and math.isnan(raw[1].percentage)
+    assert (total.percentage, total.voltage) == (80.0, 18.0)  # one battery's; both voltages
