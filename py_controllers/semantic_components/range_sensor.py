@@ -6,22 +6,12 @@ the float32 range: +-inf), as upstream's ``static_cast<float>``.
 
 from __future__ import annotations
 
-import math
-import struct
 from typing import Any
 
+from py_controllers.semantic_components.casts import to_float32
 from py_controllers.semantic_components.semantic_component import SemanticComponentInterface
 
-_FLOAT32 = struct.Struct('f')
-
-
-def to_float32(value: float) -> float:
-    """``value`` rounded to the nearest 32-bit float: +-inf where that rounding overflows
-    (as a C++ ``static_cast<float>``), NaN and infinities kept."""
-    try:
-        return _FLOAT32.unpack(_FLOAT32.pack(value))[0]
-    except OverflowError:
-        return math.copysign(math.inf, value)
+__all__ = ['RangeSensor', 'to_float32']
 
 
 class RangeSensor(SemanticComponentInterface):

@@ -15,6 +15,10 @@ CASES = [
             'force_torque_sensor_broadcaster',
             'range_sensor_broadcaster',
             'pose_broadcaster',
+            'gps_sensor_broadcaster',
+            'magnetometer_broadcaster',
+            'battery_state_broadcaster',
+            'state_interfaces_broadcaster',
         ],
     ),
     # the position and parallel grippers share a joint: one at a time

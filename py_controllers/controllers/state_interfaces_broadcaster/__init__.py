@@ -1,0 +1,1 @@
+"""state_interfaces_broadcaster: chosen state interfaces to `~/names` and `~/values`."""
