@@ -6,13 +6,13 @@
 7 simulated arms: MuJoCo vs SimulatedSystem, read + write per cycle
 
 Every figure comes from this run on this machine; nothing here is asserted by the tests.
+`--write` also puts the tables of a full run into docs/bench_results.md, with date and machine.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 
@@ -22,6 +22,8 @@ from bench.cpu_idle import ROBOTS, IdleWindows, idle_windows
 from bench.demo_load import demo_run, warm_cycle_us
 from bench.floor import LoopWindows, alternating_windows
 from bench.mujoco_step import mujoco_step_run
+from bench.results_file import RESULTS, tee_stdout, this_machine
+from bench.results_file import write as write_results
 from bench.scaling import forward_run, jtc_run
 from bench.startup_time import startup_run
 
@@ -269,15 +271,31 @@ def main(argv: list[str] | None = None) -> int:
         default=3,
         help='windows of each kind in tables 1 and 5, taken in turn',
     )
+    p.add_argument(
+        '--write',
+        action='store_true',
+        help=f'also write the tables to {RESULTS.name} (date, machine): a full run only',
+    )
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error('--rounds must be at least 1')
+    if args.write and set(args.only) != set(TABLES):
+        p.error('--write records a full run: drop --only')
     os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    print(
-        f'# py_controllers bench\n\nmachine: {platform.machine()}, {os.cpu_count()} cores, '
-        f'{platform.platform()}, Python {sys.version.split()[0]}'
-    )
+    print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
+    if not args.write:
+        run_tables(args)
+        return 0
+    with tee_stdout() as tables:
+        run_tables(args)
+    command = f'python -m bench --seconds {args.seconds:g} --rounds {args.rounds}'
+    print(f'\nwritten: {write_results(tables.getvalue(), command, RESULTS)}')
+    return 0
+
+
+def run_tables(args: argparse.Namespace) -> None:
+    """Every table asked for, then the targets they were judged against."""
     targets: list[tuple[str, str, bool]] = []
     if 'loop' in args.only or 'cost' in args.only:
         if 'loop' in args.only:
@@ -306,7 +324,6 @@ def main(argv: list[str] | None = None) -> int:
         mujoco_table(args.seconds, targets)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
-    return 0
 
 
 if __name__ == '__main__':

@@ -4,7 +4,7 @@ The names are ours and upstream's (ros-controls/mujoco_ros2_control, whose plugi
 `mujoco_ros2_control/MujocoSystemInterface`, and moveit/mujoco_ros2_control, plugin
 `mujoco_ros2_control/MujocoSystem`). A parameter MujocoSystem cannot carry out is refused
 at on_init with one line saying why and what to do instead; none is accepted and ignored.
-The table is in `mujoco_system`'s docstring and the README's MuJoCo section.
+The table is in `mujoco_system`'s docstring and docs/mujoco.md.
 """
 
 from __future__ import annotations
