@@ -21,6 +21,13 @@ CASES = [
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['parallel_gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['effort_gripper_controller']),
+    # ackermann and tricycle share the rear wheels: one at a time; bicycle has its own joints
+    (
+        'steering_controllers.yaml',
+        'steering_robot.urdf',
+        ['ackermann_steering_controller', 'bicycle_steering_controller'],
+    ),
+    ('steering_controllers.yaml', 'steering_robot.urdf', ['tricycle_steering_controller']),
 ]
 
 
