@@ -21,9 +21,10 @@ from py_controllers.realtime_tools.serialized_message import SerializedMessage
 TF_QOS = QoSProfile(depth=100)  # tf2_ros's default for /tf
 
 
-def create_tf_publisher(node: Any) -> Any:
-    """A publisher of TFMessage on /tf."""
-    return node.create_publisher(TFMessage, '/tf', TF_QOS)
+def create_tf_publisher(node: Any, topic: str = '/tf') -> Any:
+    """A publisher of TFMessage on /tf (or on `topic`, e.g. the steering controllers'
+    ~/tf_odometry, which users remap to /tf), with /tf's QoS."""
+    return node.create_publisher(TFMessage, topic, TF_QOS)
 
 
 @dataclass(frozen=True)

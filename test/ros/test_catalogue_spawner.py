@@ -30,6 +30,13 @@ CASES = [
         'chained_filter_robot.urdf',
         ['chained_filter', 'filtered_state_broadcaster', 'wheel_position_controller'],
     ),
+    # ackermann and tricycle share the rear wheels: one at a time; bicycle has its own joints
+    (
+        'steering_controllers.yaml',
+        'steering_robot.urdf',
+        ['ackermann_steering_controller', 'bicycle_steering_controller'],
+    ),
+    ('steering_controllers.yaml', 'steering_robot.urdf', ['tricycle_steering_controller']),
 ]
 
 

@@ -19,7 +19,7 @@ _MIN_DT_S = 1e-6
 _MIN_ARC_ANGLE_RAD = 1e-6
 
 
-class _RollingMean:
+class RollingMean:
     """Mean of the last `size` samples: fixed ring buffer with a running sum."""
 
     __slots__ = ('_buf', '_count', '_next', '_sum')
@@ -78,8 +78,8 @@ class Odometry:
         self.wheel_separation = wheel_separation
         self.left_wheel_radius = left_wheel_radius
         self.right_wheel_radius = right_wheel_radius
-        self._linear = _RollingMean(int(velocity_rolling_window_size))
-        self._angular = _RollingMean(int(velocity_rolling_window_size))
+        self._linear = RollingMean(int(velocity_rolling_window_size))
+        self._angular = RollingMean(int(velocity_rolling_window_size))
         self._x = 0.0
         self._y = 0.0
         self._heading = 0.0
@@ -184,15 +184,22 @@ class Odometry:
         return True
 
     def _integrate(self, ds: float, dtheta: float) -> None:
-        heading = self._heading
-        if abs(dtheta) < _MIN_ARC_ANGLE_RAD:
-            # arc radius ds/dtheta is ill-conditioned here: RK2 with the midpoint heading
-            mid = heading + 0.5 * dtheta
-            self._x += ds * math.cos(mid)
-            self._y += ds * math.sin(mid)
-        else:
-            radius = ds / dtheta
-            end = heading + dtheta
-            self._x += radius * (math.sin(end) - math.sin(heading))
-            self._y -= radius * (math.cos(end) - math.cos(heading))
-        self._heading = heading + dtheta
+        self._x, self._y, self._heading = integrate_arc(self._x, self._y, self._heading, ds, dtheta)
+
+
+def integrate_arc(
+    x: float, y: float, heading: float, ds: float, dtheta: float
+) -> tuple[float, float, float]:
+    """The planar pose after driving `ds` along an arc that turns by `dtheta` (exact arc;
+    RK2 with the midpoint heading when the turn is below 1e-6 rad)."""
+    if abs(dtheta) < _MIN_ARC_ANGLE_RAD:
+        # arc radius ds/dtheta is ill-conditioned here: RK2 with the midpoint heading
+        mid = heading + 0.5 * dtheta
+        return x + ds * math.cos(mid), y + ds * math.sin(mid), heading + dtheta
+    radius = ds / dtheta
+    end = heading + dtheta
+    return (
+        x + radius * (math.sin(end) - math.sin(heading)),
+        y - radius * (math.cos(end) - math.cos(heading)),
+        end,
+    )
