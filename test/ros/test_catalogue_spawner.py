@@ -21,6 +21,7 @@ CASES = [
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['parallel_gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['effort_gripper_controller']),
+    ('motion_primitives.yaml', 'motion_primitives_robot.urdf', ['motion_primitive_controller']),
 ]
 
 
