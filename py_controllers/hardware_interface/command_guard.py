@@ -11,7 +11,9 @@ a finite number is replaced by the interface's hold value:
 - anything else (gpio, ...): the last finite value since the claim began (the value at the
   claim counts), else 0.
 
-NaN is upstream's "no command yet": held quietly. An infinite value or a non-number (None,
+NaN is upstream's "no command yet": held quietly, except on an interface whose hardware
+declares NaN its "nothing new" (`CommandInterface.nan_means_no_command`): there NaN passes,
+and NaN is also what replaces a bad value. An infinite value or a non-number (None,
 a string, a numpy array: anything but an int or float) is the claiming controller's fault:
 `check` returns its name (the caller deactivates it) and `why` says what it wrote where.
 A non-finite value coming out of a limiter is held and logged once per claim.
@@ -44,7 +46,12 @@ class _Guarded:
         self.handle = handle
         self.controller = controller
         name = handle.interface_name
-        self.kind = 'position' if name == 'position' else 'zero' if name in STOP_ON_RELEASE else ''
+        if getattr(handle, 'nan_means_no_command', False):
+            self.kind = 'nan'
+        elif name == 'position':
+            self.kind = 'position'
+        else:
+            self.kind = 'zero' if name in STOP_ON_RELEASE else ''
         self.measured = measured  # position: the joint's position state, if the component has one
         value = handle.value
         # the value at the claim counts for the interfaces that hold their last value
@@ -55,6 +62,8 @@ class _Guarded:
         """The value to write instead of a bad one."""
         if self.kind == 'zero':
             return 0.0
+        if self.kind == 'nan':
+            return math.nan
         if self.last is not None:
             return self.last
         if self.measured is not None:
@@ -128,12 +137,13 @@ class CommandGuard:
             if type(value) is float:
                 if value - value == 0.0:
                     continue
-                if value != value:  # NaN: no command yet
-                    guarded.handle.value = guarded.hold()
+                if value != value:  # NaN: no command yet (or, 'nan' kind, nothing new)
+                    if guarded.kind != 'nan':
+                        guarded.handle.value = guarded.hold()
                     continue
             elif isinstance(value, numbers.Real):
                 if value != value:
-                    guarded.handle.value = guarded.hold()
+                    guarded.handle.value = guarded.hold()  # a 'nan' kind's hold is NaN
                     continue
                 if math.isfinite(value):
                     continue
@@ -164,6 +174,8 @@ class CommandGuard:
             if is_finite_number(value):
                 if guarded.kind != 'zero':
                     guarded.last = value
+                continue
+            if guarded.kind == 'nan' and value != value:
                 continue
             hold = guarded.hold()
             guarded.handle.value = hold

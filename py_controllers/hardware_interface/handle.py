@@ -51,6 +51,23 @@ class StateInterface(Handle):
 
 
 class CommandInterface(Handle):
-    """A value a controller commands; claimed by at most one active controller."""
+    """A value a controller commands; claimed by at most one active controller.
 
-    __slots__ = ()
+    `nan_means_no_command`: the exporting hardware reads NaN as "nothing new" (upstream's
+    motion primitive interfaces, which the hardware clears after taking a command), so NaN
+    reaches its write() instead of a hold value; infinities are still refused.
+    """
+
+    __slots__ = ('nan_means_no_command',)
+
+    def __init__(
+        self,
+        prefix_name: str,
+        interface_name: str,
+        value: float = NAN,
+        *,
+        data_type: str = 'double',
+        nan_means_no_command: bool = False,
+    ) -> None:
+        super().__init__(prefix_name, interface_name, value, data_type=data_type)
+        self.nan_means_no_command = nan_means_no_command

@@ -10,6 +10,7 @@ brake or a simulator's servo, engages it) and the released handles get their hol
     velocity, effort,
     acceleration                 0
     anything else                its last value when finite, else NaN
+    NaN-means-no-command         NaN (the hardware's "nothing new")
 
 A controller's reference interface follows the same rule, so a chained follower whose
 predecessor failed stops too. NaN means "no command": the command guard turns it into the
@@ -41,6 +42,8 @@ def hold_value(command: Any, states: Mapping[str, Any]) -> float:
     """The value `command` (a CommandInterface) holds when released; `states` maps state
     interface names to handles (a measured position is read from there)."""
     kind = command.interface_name
+    if getattr(command, 'nan_means_no_command', False):
+        return math.nan
     if kind in STOP_ON_RELEASE:
         return 0.0
     if kind == HW_IF_POSITION:

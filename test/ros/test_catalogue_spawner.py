@@ -37,6 +37,7 @@ CASES = [
         ['ackermann_steering_controller', 'bicycle_steering_controller'],
     ),
     ('steering_controllers.yaml', 'steering_robot.urdf', ['tricycle_steering_controller']),
+    ('motion_primitives.yaml', 'motion_primitives_robot.urdf', ['motion_primitive_controller']),
 ]
 
 
