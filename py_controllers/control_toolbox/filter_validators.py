@@ -16,7 +16,10 @@ def _or_nan(relation: str, holds: Any) -> Any:
         value = param.value
         if math.isnan(value) or holds(value, bound):
             return ''
-        return f"Parameter '{param.name}' with the value '{value:g}' must be NaN or {relation} '{bound:g}'"
+        return (
+            f"Parameter '{param.name}' with the value '{value:g}' "
+            f"must be NaN or {relation} '{bound:g}'"
+        )
 
     return check
 

@@ -21,6 +21,9 @@ CASES = [
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['parallel_gripper_controller']),
     ('gripper_controllers.yaml', 'gripper_robot.urdf', ['effort_gripper_controller']),
+    ('mobile_bases.yaml', 'mecanum_base.urdf', ['mecanum_drive_controller']),
+    ('mobile_bases.yaml', 'omni_base.urdf', ['omni_wheel_drive_controller']),
+    ('mobile_bases.yaml', 'tricycle_base.urdf', ['tricycle_controller']),
 ]
 
 

@@ -220,9 +220,7 @@ class MecanumDriveController(ChainableControllerInterface):
             try:
                 self._limit = _limiters(params)
             except ValueError as exc:
-                self._loop_log.log_rt(
-                    'error', f'new speed limits ignored: {exc}', time.nanoseconds
-                )
+                self._loop_log.log_rt('error', f'new speed limits ignored: {exc}', time.nanoseconds)
         return super().update(time, period)
 
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
