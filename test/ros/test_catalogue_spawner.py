@@ -38,6 +38,9 @@ CASES = [
     ),
     ('steering_controllers.yaml', 'steering_robot.urdf', ['tricycle_steering_controller']),
     ('motion_primitives.yaml', 'motion_primitives_robot.urdf', ['motion_primitive_controller']),
+    ('mobile_bases.yaml', 'mecanum_base.urdf', ['mecanum_drive_controller']),
+    ('mobile_bases.yaml', 'omni_base.urdf', ['omni_wheel_drive_controller']),
+    ('mobile_bases.yaml', 'tricycle_base.urdf', ['tricycle_controller']),
 ]
 
 

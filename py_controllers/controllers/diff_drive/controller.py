@@ -48,6 +48,7 @@ from py_controllers.controllers.diff_drive.odometry import Odometry
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
+from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.hardware_interface.handle import CommandInterface
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
@@ -55,20 +56,7 @@ from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.tf_publisher import create_tf_publisher
 
-_LIMIT_FIELDS = (
-    'max_velocity',
-    'min_velocity',
-    'max_acceleration',
-    'max_deceleration',
-    'max_acceleration_reverse',
-    'max_deceleration_reverse',
-    'max_jerk',
-    'min_jerk',
-)
-
-
-def _limiter(group: Any) -> SpeedLimiter:
-    return SpeedLimiter(**{f: float(getattr(group, f)) for f in _LIMIT_FIELDS})
+_limiter = SpeedLimiter.from_parameters
 
 
 def _period_ns(publish_rate: float) -> int:
@@ -106,7 +94,7 @@ class DiffDriveController(ChainableControllerInterface):
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
         #: (x, y, yaw) requests of ~/set_odometry; the loop applies each one once
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
-        self._warned_zero_stamp = False
+        self._stamp_check = TwistStampCheck('cmd_vel', 'cmd_vel_timeout')
         return CallbackReturn.SUCCESS
 
     # --- configuration ----------------------------------------------------------------
@@ -197,22 +185,10 @@ class DiffDriveController(ChainableControllerInterface):
         node = self.get_node()
         log = node.get_logger()
         now_ns = node.get_clock().now().nanoseconds
-        stamp = msg.header.stamp
-        if stamp.sec < 0:
-            # not a time at all (rclpy and rclcpp refuse to build one from it): say so
-            # rather than let the conversion raise in the executor
-            log.error(
-                f'cmd_vel rejected: negative stamp ({stamp.sec} s, {stamp.nanosec} ns); '
-                'stamp it with the current time, or leave it zero for "now"',
-                throttle_duration_sec=1.0,
-            )
+        timeout = self.parameters.latest().cmd_vel_timeout
+        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
+        if stamp_ns is None:
             return
-        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-        if stamp_ns == 0:
-            if not self._warned_zero_stamp:
-                log.warning('cmd_vel with a zero stamp: using the time of arrival')
-                self._warned_zero_stamp = True
-            stamp_ns = now_ns
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
         if not (math.isfinite(linear) and math.isfinite(angular)):
             log.error(
@@ -225,24 +201,6 @@ class DiffDriveController(ChainableControllerInterface):
             log.error(
                 f'cmd_vel rejected: velocity ({linear}, {angular}) gives non-finite wheel '
                 f'speeds ({left}, {right})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        timeout = self.parameters.latest().cmd_vel_timeout
-        timeout_ns = int(timeout * 1e9)
-        if timeout_ns > 0 and now_ns - stamp_ns >= timeout_ns:
-            log.warning(
-                f'cmd_vel ignored: {(now_ns - stamp_ns) * 1e-9:.3f} s old, older than '
-                f'cmd_vel_timeout {timeout:g} s',
-                throttle_duration_sec=1.0,
-            )
-            return
-        if timeout_ns > 0 and stamp_ns - now_ns > timeout_ns:
-            # the loop brakes cmd_vel_timeout after the stamp: a stamp this far ahead would
-            # keep the robot driving long after the sender stopped
-            log.error(
-                f'cmd_vel rejected: stamped {(stamp_ns - now_ns) * 1e-9:.3f} s in the future, '
-                f'more than cmd_vel_timeout {timeout:g} s',
                 throttle_duration_sec=1.0,
             )
             return

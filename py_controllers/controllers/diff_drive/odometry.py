@@ -54,30 +54,20 @@ class RollingMean:
         return self._sum / self._count if self._count else 0.0
 
 
-class Odometry:
-    """Pose (x, y, heading) and rolling-mean body velocities of a differential drive.
+class PlanarOdometry:
+    """Pose (x, y, heading) and rolling-mean body velocities of a base that drives along its
+    heading (no sideways motion): the integration shared by the differential drive and the
+    tricycle, fed body twists.
 
-    Wheel angles in rad, rates in rad/s, radii and separation in m. `update_*` return
-    False (and change nothing) when |dt_s| < 1e-6. Raises ValueError for a non-positive
-    wheel_separation or velocity_rolling_window_size.
+    `update_*` return False (and change nothing) when |dt_s| < 1e-6. Raises ValueError for
+    a velocity_rolling_window_size below 1.
     """
 
-    def __init__(
-        self,
-        wheel_separation: float,
-        left_wheel_radius: float,
-        right_wheel_radius: float,
-        velocity_rolling_window_size: int = 10,
-    ) -> None:
-        if not wheel_separation > 0.0:
-            raise ValueError(f'wheel_separation must be > 0, got {wheel_separation}')
+    def __init__(self, velocity_rolling_window_size: int = 10) -> None:
         if int(velocity_rolling_window_size) < 1:
             raise ValueError(
                 f'velocity_rolling_window_size must be >= 1, got {velocity_rolling_window_size}'
             )
-        self.wheel_separation = wheel_separation
-        self.left_wheel_radius = left_wheel_radius
-        self.right_wheel_radius = right_wheel_radius
         self._linear = RollingMean(int(velocity_rolling_window_size))
         self._angular = RollingMean(int(velocity_rolling_window_size))
         self._x = 0.0
@@ -85,9 +75,6 @@ class Odometry:
         self._heading = 0.0
         self._linear_now = 0.0
         self._angular_now = 0.0
-        self._left_prev_rad = 0.0
-        self._right_prev_rad = 0.0
-        self._latched = False
 
     # --- pose and twist ------------------------------------------------------------------
     @property
@@ -124,16 +111,15 @@ class Odometry:
     def set_pose(self, x: float, y: float, heading: float) -> None:
         """Continue from this pose (set_odometry); forgets the velocity history.
 
-        The latched wheel angles are kept, so wheel motion since the last sample still
-        counts, from the new pose.
+        Wheel angles a subclass latched are kept, so wheel motion since the last sample
+        still counts, from the new pose.
         """
         self._x, self._y, self._heading = x, y, heading
         self._clear_velocity()
 
     def reset_accumulators(self) -> None:
-        """Forget the velocity history and the latched wheel angles (e.g. on activation)."""
+        """Forget the velocity history (e.g. on activation)."""
         self._clear_velocity()
-        self._latched = False
 
     def _clear_velocity(self) -> None:
         self._linear.clear()
@@ -141,32 +127,11 @@ class Odometry:
         self._linear_now = self._angular_now = 0.0
 
     # --- updates -------------------------------------------------------------------------
-    def update_from_position(self, left_pos_rad: float, right_pos_rad: float, dt_s: float) -> bool:
-        """Integrate the wheel angle change since the previous sample over `dt_s`.
-
-        The first sample after construction or reset is only latched (returns False).
-        """
-        if not self._latched:
-            self._left_prev_rad, self._right_prev_rad = left_pos_rad, right_pos_rad
-            self._latched = True
-            return False
+    def update_from_twist(self, linear: float, angular: float, dt_s: float) -> bool:
+        """Integrate a measured body velocity (m/s, rad/s) held for `dt_s`; the reported
+        velocities are rolling means of the measurements."""
         if abs(dt_s) < _MIN_DT_S:
             return False
-        left_rate = (left_pos_rad - self._left_prev_rad) / dt_s
-        right_rate = (right_pos_rad - self._right_prev_rad) / dt_s
-        self._left_prev_rad, self._right_prev_rad = left_pos_rad, right_pos_rad
-        return self.update_from_velocity(left_rate, right_rate, dt_s)
-
-    def update_from_velocity(
-        self, left_vel_rad_s: float, right_vel_rad_s: float, dt_s: float
-    ) -> bool:
-        """Integrate wheel angular velocities held for `dt_s`."""
-        if abs(dt_s) < _MIN_DT_S:
-            return False
-        left = left_vel_rad_s * self.left_wheel_radius
-        right = right_vel_rad_s * self.right_wheel_radius
-        linear = (left + right) * 0.5
-        angular = (right - left) / self.wheel_separation
         self._integrate(linear * dt_s, angular * dt_s)
         self._linear.add(linear)
         self._angular.add(angular)
@@ -203,3 +168,62 @@ def integrate_arc(
         y - radius * (math.cos(end) - math.cos(heading)),
         end,
     )
+
+
+class Odometry(PlanarOdometry):
+    """Pose (x, y, heading) and rolling-mean body velocities of a differential drive.
+
+    Wheel angles in rad, rates in rad/s, radii and separation in m. `update_*` return
+    False (and change nothing) when |dt_s| < 1e-6. Raises ValueError for a non-positive
+    wheel_separation or velocity_rolling_window_size.
+    """
+
+    def __init__(
+        self,
+        wheel_separation: float,
+        left_wheel_radius: float,
+        right_wheel_radius: float,
+        velocity_rolling_window_size: int = 10,
+    ) -> None:
+        if not wheel_separation > 0.0:
+            raise ValueError(f'wheel_separation must be > 0, got {wheel_separation}')
+        super().__init__(velocity_rolling_window_size)
+        self.wheel_separation = wheel_separation
+        self.left_wheel_radius = left_wheel_radius
+        self.right_wheel_radius = right_wheel_radius
+        self._left_prev_rad = 0.0
+        self._right_prev_rad = 0.0
+        self._latched = False
+
+    def reset_accumulators(self) -> None:
+        """Forget the velocity history and the latched wheel angles (e.g. on activation)."""
+        super().reset_accumulators()
+        self._latched = False
+
+    def update_from_position(self, left_pos_rad: float, right_pos_rad: float, dt_s: float) -> bool:
+        """Integrate the wheel angle change since the previous sample over `dt_s`.
+
+        The first sample after construction or reset is only latched (returns False).
+        """
+        if not self._latched:
+            self._left_prev_rad, self._right_prev_rad = left_pos_rad, right_pos_rad
+            self._latched = True
+            return False
+        if abs(dt_s) < _MIN_DT_S:
+            return False
+        left_rate = (left_pos_rad - self._left_prev_rad) / dt_s
+        right_rate = (right_pos_rad - self._right_prev_rad) / dt_s
+        self._left_prev_rad, self._right_prev_rad = left_pos_rad, right_pos_rad
+        return self.update_from_velocity(left_rate, right_rate, dt_s)
+
+    def update_from_velocity(
+        self, left_vel_rad_s: float, right_vel_rad_s: float, dt_s: float
+    ) -> bool:
+        """Integrate wheel angular velocities held for `dt_s`."""
+        if abs(dt_s) < _MIN_DT_S:
+            return False
+        left = left_vel_rad_s * self.left_wheel_radius
+        right = right_vel_rad_s * self.right_wheel_radius
+        return self.update_from_twist(
+            (left + right) * 0.5, (right - left) / self.wheel_separation, dt_s
+        )

@@ -2,7 +2,7 @@
 
 Both messages keep their frames and covariances from configuration on; each publish only
 changes the stamp, the planar pose (x, y, heading as a quaternion about z) and, in the
-odometry, the forward and turning speeds.
+odometry, the body velocities (forward, sideways for holonomic bases, turning).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ class OdometryMessages:
         self._odom_stamp = odom.time(msg.header.stamp)
         self._odom_xy = odom.scalars(msg.pose.pose.position, ('x', 'y'))
         self._odom_zw = odom.scalars(msg.pose.pose.orientation, ('z', 'w'))
-        self._linear_x = odom.scalars(msg.twist.twist.linear, ('x',))
+        self._linear_xy = odom.scalars(msg.twist.twist.linear, ('x', 'y'))
         self._angular_z = odom.scalars(msg.twist.twist.angular, ('z',))
 
         tf = transform_message(odom_frame, base_frame)
@@ -51,11 +51,20 @@ class OdometryMessages:
         self._tf_zw = tf.rotation[2:]
 
     def write_odometry_rt(
-        self, now_ns: int, x: float, y: float, heading: float, linear: float, angular: float
+        self,
+        now_ns: int,
+        x: float,
+        y: float,
+        heading: float,
+        linear: float,
+        angular: float,
+        linear_y: float = 0.0,
     ) -> None:
+        """Stamp, pose and body twist (`linear` along x, `linear_y` sideways, `angular` about z)."""
         set_stamp(self._odom_stamp, now_ns)
         _write_pose(self._odom_xy, self._odom_zw, x, y, heading)
-        self._linear_x[0] = linear
+        self._linear_xy[0] = linear
+        self._linear_xy[1] = linear_y
         self._angular_z[0] = angular
 
     def write_transform_rt(self, now_ns: int, x: float, y: float, heading: float) -> None:

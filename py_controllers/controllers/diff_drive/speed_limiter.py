@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from py_controllers.control_toolbox.rate_limiter import RateLimiter
 
@@ -48,3 +49,8 @@ class SpeedLimiter(RateLimiter):
             for name, arg in _RATE_LIMITER_ARG.items():
                 message = message.replace(arg, name)
             raise ValueError(message) from None
+
+    @classmethod
+    def from_parameters(cls, group: Any) -> SpeedLimiter:
+        """From a parameter group holding the eight `linear.x.*`-style limits."""
+        return cls(**{name: float(getattr(group, name)) for name in _RATE_LIMITER_ARG})

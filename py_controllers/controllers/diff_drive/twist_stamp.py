@@ -1,0 +1,53 @@
+"""The stamp rules of the mobile bases' TwistStamped inputs (executor thread, not the loop).
+
+A zero stamp means "now" (warned once, as upstream); a negative stamp is refused (rclpy
+cannot even build a time from it); with a timeout > 0, a stamp older than the timeout is
+ignored and one further than it in the future refused (the loop brakes timeout after the
+stamp, so a future stamp would keep the base driving after the sender stopped).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class TwistStampCheck:
+    """Judges stamps of one topic (`topic` and the timeout parameter's name appear in the
+    log lines)."""
+
+    def __init__(self, topic: str, timeout_name: str) -> None:
+        self.topic = topic
+        self.timeout_name = timeout_name
+        self._warned_zero_stamp = False
+
+    def accept(self, stamp: Any, now_ns: int, timeout_s: float, log: Any) -> int | None:
+        """The stamp in ns (the time of arrival for a zero stamp), or None when refused."""
+        if stamp.sec < 0:
+            log.error(
+                f'{self.topic} rejected: negative stamp ({stamp.sec} s, {stamp.nanosec} ns); '
+                'stamp it with the current time, or leave it zero for "now"',
+                throttle_duration_sec=1.0,
+            )
+            return None
+        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        if stamp_ns == 0:
+            if not self._warned_zero_stamp:
+                log.warning(f'{self.topic} with a zero stamp: using the time of arrival')
+                self._warned_zero_stamp = True
+            return now_ns
+        timeout_ns = int(timeout_s * 1e9)
+        if timeout_ns > 0 and now_ns - stamp_ns >= timeout_ns:
+            log.warning(
+                f'{self.topic} ignored: {(now_ns - stamp_ns) * 1e-9:.3f} s old, older than '
+                f'{self.timeout_name} {timeout_s:g} s',
+                throttle_duration_sec=1.0,
+            )
+            return None
+        if timeout_ns > 0 and stamp_ns - now_ns > timeout_ns:
+            log.error(
+                f'{self.topic} rejected: stamped {(stamp_ns - now_ns) * 1e-9:.3f} s in the '
+                f'future, more than {self.timeout_name} {timeout_s:g} s',
+                throttle_duration_sec=1.0,
+            )
+            return None
+        return stamp_ns

@@ -1,0 +1,236 @@
+"""`tricycle_controller/TricycleController`: one steered, driven wheel; twist in, odometry out.
+
+As upstream (not chainable): input `~/cmd_vel` (geometry_msgs/TwistStamped, linear x and
+angular z), commands `<traction_joint>/velocity` (rad/s) and `<steering_joint>/position`
+(rad), states the traction velocity and steering position; outputs `~/odom`
+(nav_msgs/Odometry; twist only with odom_only_twist) and `/tf` (odom -> base, when
+enable_odom_tf, off by default as upstream); service `~/reset_odometry`
+(std_srvs/Empty: back to the origin). Upstream has no `~/get_odometry`. The traction speed
+is scaled down while the steering is far from its target, then the traction and steering
+limiters apply; cmd_vel_timeout is in milliseconds, as upstream. Parameters are read at
+configure (as upstream: they are not read_only, but upstream only takes them there).
+
+`publish_ackermann_command` (upstream's `~/cmd_ackermann`, ackermann_msgs/AckermannDrive)
+is refused at configure: ackermann_msgs is not among the interfaces built here.
+
+Differences, on purpose: a cmd_vel with a non-finite velocity, a negative stamp or a stamp
+further in the future than cmd_vel_timeout is refused in the callback with a log line (the
+previous command stays in force until it times out); NaN feedback returns ERROR as
+upstream, so the manager takes the controller out.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from geometry_msgs.msg import TwistStamped
+from nav_msgs.msg import Odometry as OdometryMsg
+from std_srvs.srv import Empty
+
+from py_controllers.controller_interface.controller_interface import (
+    CallbackReturn,
+    ControllerInterface,
+    InterfaceConfiguration,
+    ReturnType,
+)
+from py_controllers.controllers.diff_drive.odometry import PlanarOdometry
+from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
+from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
+from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
+from py_controllers.controllers.tricycle.kinematics import (
+    ackermann_to_twist,
+    steering_speed_scale,
+    twist_to_ackermann,
+)
+from py_controllers.controllers.tricycle.limiters import SteeringLimiter, TractionLimiter
+from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
+from py_controllers.tf_publisher import create_tf_publisher
+
+
+def traction_limiter(p: Any) -> TractionLimiter:
+    t = p.traction
+    return TractionLimiter(
+        t.min_velocity,
+        t.max_velocity,
+        t.min_acceleration,
+        t.max_acceleration,
+        t.min_deceleration,
+        t.max_deceleration,
+        t.min_jerk,
+        t.max_jerk,
+    )
+
+
+def steering_limiter(p: Any) -> SteeringLimiter:
+    s = p.steering
+    return SteeringLimiter(
+        s.min_position,
+        s.max_position,
+        s.min_velocity,
+        s.max_velocity,
+        s.min_acceleration,
+        s.max_acceleration,
+    )
+
+
+class TricycleController(ControllerInterface):
+    """Tricycle drive: traction velocity and steering angle from a body twist."""
+
+    def on_init(self) -> CallbackReturn:
+        self.parameters = ControllerParameters(
+            self.get_node(), Path(__file__).parent / 'tricycle_controller_parameters.yaml'
+        )
+        # (linear, angular, stamp_ns) or None; written by the subscriber
+        self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
+        self.reset_requests: RequestHandoff[bool] = RequestHandoff()
+        self._stamp_check = TwistStampCheck('cmd_vel', 'cmd_vel_timeout')
+        return CallbackReturn.SUCCESS
+
+    # --- configuration ----------------------------------------------------------------
+    def on_configure(self, previous_state: Any) -> CallbackReturn:
+        p = self.parameters.load()
+        if p is None:
+            return CallbackReturn.ERROR
+        log = self.get_node().get_logger()
+        if p.publish_ackermann_command:
+            log.error(
+                'publish_ackermann_command is not supported: ackermann_msgs is not available '
+                'here; set it to false'
+            )
+            return CallbackReturn.ERROR
+        try:
+            self._traction_limiter = traction_limiter(p)
+            self._steering_limiter = steering_limiter(p)
+        except ValueError as exc:
+            log.error(f'invalid limits: {exc}')
+            return CallbackReturn.ERROR
+        self.wheelbase, self.wheel_radius = p.wheelbase, p.wheel_radius
+        self.timeout_s = p.cmd_vel_timeout / 1000.0
+        self.odometry = PlanarOdometry(p.velocity_rolling_window_size)
+        node = self.get_node()
+        node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
+        node.create_service(Empty, '~/reset_odometry', self._on_reset_odometry)
+        self._odom_msgs = msgs = OdometryMessages(
+            p.odom_frame_id,
+            p.base_frame_id,
+            p.pose_covariance_diagonal,
+            p.twist_covariance_diagonal,
+        )
+        self._odom_rt = RealtimePublisher(
+            node.create_publisher(OdometryMsg, '~/odom', 10), msgs.odometry
+        )
+        self._tf_rt = (
+            RealtimePublisher(create_tf_publisher(node), msgs.transform)
+            if p.enable_odom_tf
+            else None
+        )
+        return CallbackReturn.SUCCESS
+
+    def command_interface_configuration(self) -> InterfaceConfiguration:
+        p = self.parameters.params
+        return InterfaceConfiguration.individual(
+            [f'{p.traction_joint_name}/velocity', f'{p.steering_joint_name}/position']
+        )
+
+    def state_interface_configuration(self) -> InterfaceConfiguration:
+        return self.command_interface_configuration()
+
+    # --- ROS callbacks (executor thread) --------------------------------------------
+    def _on_cmd_vel(self, msg: TwistStamped) -> None:
+        node = self.get_node()
+        log = node.get_logger()
+        now_ns = node.get_clock().now().nanoseconds
+        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, self.timeout_s, log)
+        if stamp_ns is None:
+            return
+        linear, angular = msg.twist.linear.x, msg.twist.angular.z
+        if not (math.isfinite(linear) and math.isfinite(angular)):
+            log.error(
+                f'cmd_vel rejected: non-finite velocity ({linear}, {angular})',
+                throttle_duration_sec=1.0,
+            )
+            return
+        _, ws = twist_to_ackermann(linear, angular, self.wheelbase, self.wheel_radius)
+        if not math.isfinite(ws):
+            log.error(
+                f'cmd_vel rejected: velocity ({linear}, {angular}) gives a non-finite '
+                f'wheel speed ({ws})',
+                throttle_duration_sec=1.0,
+            )
+            return
+        self._cmd.set((linear, angular, stamp_ns))
+
+    def _on_reset_odometry(self, request: Any, response: Any) -> Any:
+        self.reset_requests.put(True)
+        self.get_node().get_logger().info('Odometry reset requested')
+        return response
+
+    # --- lifecycle -------------------------------------------------------------------
+    def on_activate(self, previous_state: Any) -> CallbackReturn:
+        self._cmd.set(None)
+        self._previous = [(0.0, 0.0), (0.0, 0.0)]  # last two limited (speed, steering)
+        self.odometry.reset_accumulators()
+        return CallbackReturn.SUCCESS
+
+    def on_deactivate(self, previous_state: Any) -> CallbackReturn:
+        for handle in self.command_interfaces:  # upstream's halt(): speed 0, steering 0
+            handle.value = 0.0
+        self._cmd.set(None)
+        return CallbackReturn.SUCCESS
+
+    def on_cleanup(self, previous_state: Any) -> CallbackReturn:
+        self.odometry.reset()
+        return CallbackReturn.SUCCESS
+
+    def on_error(self, previous_state: Any) -> CallbackReturn:
+        self.odometry.reset()
+        return CallbackReturn.SUCCESS
+
+    # --- the loop --------------------------------------------------------------------
+    def update(self, time: Any, period: Any) -> ReturnType:
+        cmd = self._cmd.get()
+        if cmd is None or (time.nanoseconds - cmd[2]) * 1e-9 > self.timeout_s:
+            linear = angular = 0.0
+        else:
+            linear, angular = cmd[0], cmd[1]
+        traction, steering = self.command_interfaces
+        ws_read, alpha_read = (h.value for h in self.state_interfaces)
+        dt = period.nanoseconds * 1e-9
+        odom = self.odometry
+        if self.parameters.params.open_loop:
+            odom.update_open_loop(linear, angular, dt)
+        else:
+            if ws_read != ws_read or alpha_read != alpha_read:
+                return ReturnType.ERROR
+            vx, wz = ackermann_to_twist(ws_read, alpha_read, self.wheelbase, self.wheel_radius)
+            odom.update_from_twist(vx, wz, dt)
+        if self.reset_requests.take_rt():
+            odom.reset()
+        self._publish_rt(time.nanoseconds)
+
+        alpha, ws = twist_to_ackermann(linear, angular, self.wheelbase, self.wheel_radius)
+        if alpha_read == alpha_read:
+            ws *= steering_speed_scale(abs(alpha - alpha_read))
+        last, before = self._previous[1], self._previous[0]
+        ws = self._traction_limiter.limit(ws, last[0], before[0], dt)
+        alpha = self._steering_limiter.limit(alpha, last[1], before[1], dt)
+        self._previous = [last, (ws, alpha)]
+        traction.value, steering.value = ws, alpha
+        return ReturnType.OK
+
+    def _publish_rt(self, now_ns: int) -> None:
+        odom, msgs = self.odometry, self._odom_msgs
+        if self._odom_rt.trylock():
+            if self.parameters.params.odom_only_twist:
+                msgs.write_odometry_rt(now_ns, 0.0, 0.0, 0.0, odom.linear, odom.angular)
+            else:
+                msgs.write_odometry_rt(
+                    now_ns, odom.x, odom.y, odom.heading, odom.linear, odom.angular
+                )
+            self._odom_rt.unlock_and_publish()
+        if self._tf_rt is not None and self._tf_rt.trylock():
+            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
+            self._tf_rt.unlock_and_publish()
