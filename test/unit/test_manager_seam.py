@@ -37,9 +37,12 @@ def _members(cls: ast.ClassDef) -> set[str]:
             else []
         )
         for t in targets:
-            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name):
-                if t.value.id == 'self':
-                    names.add(t.attr)
+            if (
+                isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == 'self'
+            ):
+                names.add(t.attr)
     return names
 
 
@@ -117,7 +120,7 @@ def test_the_manager_provides_every_member_of_the_seam() -> None:
     wanted = {
         n.name if isinstance(n, ast.FunctionDef) else n.target.id  # type: ignore[union-attr]
         for n in tables.body
-        if isinstance(n, ast.FunctionDef) or isinstance(n, ast.AnnAssign)
+        if isinstance(n, ast.FunctionDef | ast.AnnAssign)
     }
     manager = _members(_class(ast.parse(MANAGER.read_text()), 'ControllerManager'))
     assert len(wanted) >= 19
