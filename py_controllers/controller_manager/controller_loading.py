@@ -1,8 +1,10 @@
-"""Loading, configuring, cleaning up and unloading controllers: the part of the
-ControllerManager that creates and destroys them (a mixin; the manager holds the state)."""
+"""Loading, configuring, cleaning up and unloading controllers: the helper of the
+ControllerManager that creates and destroys them (through `ManagerTables`; the manager
+holds the state)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from rclpy.parameter import Parameter
@@ -14,7 +16,9 @@ from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.hardware_interface.types import LifecycleStateId
 
 if TYPE_CHECKING:
-    from py_controllers.controller_manager.manager import ControllerManager
+    from rclpy.node import Node
+
+    from py_controllers.controller_manager.manager_tables import ManagerTables
 
 S = LifecycleStateId
 
@@ -22,13 +26,23 @@ S = LifecycleStateId
 class ControllerLoading:
     """load_controller, configure_controller, cleanup_controller, unload_controller."""
 
-    def _param(self: ControllerManager, name: str, default: Any = None) -> Any:
-        if not self.node.has_parameter(name):
+    def __init__(
+        self,
+        cm: ManagerTables,
+        add_node: Callable[[Node], Any],
+        remove_node: Callable[[Node], Any],
+    ) -> None:
+        self.cm = cm
+        self._add_node = add_node
+        self._remove_node = remove_node
+
+    def _param(self, name: str, default: Any = None) -> Any:
+        if not self.cm.node.has_parameter(name):
             return default
-        value = self.node.get_parameter(name).value
+        value = self.cm.node.get_parameter(name).value
         return default if value is None else value
 
-    def _strings(self: ControllerManager, name: str, *, single: bool = False) -> list[str]:
+    def _strings(self, name: str, *, single: bool = False) -> list[str]:
         """Parameter `name` as a list of strings ([] if unset; one string if `single`);
         raises ValueError naming it otherwise."""
         value = self._param(name, [])
@@ -39,12 +53,10 @@ class ControllerLoading:
         kind = 'a string or a list of strings' if single else 'a list of strings'
         raise ValueError(f"parameter '{name}' must be {kind}, got {value!r}")
 
-    def load_controller(
-        self: ControllerManager, name: str, type_name: str | None = None
-    ) -> tuple[bool, str]:
+    def load_controller(self, name: str, type_name: str | None = None) -> tuple[bool, str]:
         """Create controller `name` of `<name>.type` (UNCONFIGURED); (ok, message)."""
-        with self.admin_lock:
-            if name in self.controllers:
+        with self.cm.admin_lock:
+            if name in self.cm.controllers:
                 return False, f"controller '{name}' is already loaded"
             type_name = type_name or self._param(f'{name}.type')
             if not type_name:
@@ -72,90 +84,90 @@ class ControllerLoading:
             try:
                 ok = controller.init(
                     name,
-                    robot_description=self.rm.urdf,
-                    cm_update_rate=self.update_rate,
-                    namespace=self.node.get_namespace(),
+                    robot_description=self.cm.rm.urdf,
+                    cm_update_rate=self.cm.update_rate,
+                    namespace=self.cm.node.get_namespace(),
                     cli_args=['--ros-args', *cli_args] if cli_args else None,
-                    context=self.node.context,
+                    context=self.cm.node.context,
                     parameter_overrides=overrides,
                 )
             except Exception as exc:
                 ok = False
-                self.logger.error(f"controller '{name}' failed to initialise: {exc!r}")
+                self.cm.logger.error(f"controller '{name}' failed to initialise: {exc!r}")
             if not ok:
                 if controller.node is not None:
                     controller.node.destroy_node()
                 return False, f"controller '{name}' ({type_name}) failed to initialise"
-            with self.cycle_lock:  # the loop's error handling reads the table
-                self.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
+            with self.cm.cycle_lock:  # the loop's error handling reads the table
+                self.cm.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
             self._add_node(controller.node)
-            self._changed()
+            self.cm.notify_changed()
             return True, f"loaded '{name}' ({type_name})"
 
-    def configure_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+    def configure_controller(self, name: str) -> tuple[bool, str]:
         """UNCONFIGURED -> INACTIVE (an INACTIVE controller is cleaned up first)."""
-        with self.admin_lock:
-            spec = self.controllers.get(name)
+        with self.cm.admin_lock:
+            spec = self.cm.controllers.get(name)
             if spec is None:
                 return False, f"controller '{name}' is not loaded"
-            state = self.state_of(name)
+            state = self.cm.state_of(name)
             if state in (S.ACTIVE, S.FINALIZED):
                 return False, f"controller '{name}' is {state.label}: cannot configure"
             node = spec.controller.get_node()
             if state == S.INACTIVE:
-                with self.cycle_lock:
-                    self.rm.remove_controller_interfaces(name)
+                with self.cm.cycle_lock:
+                    self.cm.rm.remove_controller_interfaces(name)
                 node.trigger_cleanup()
             node.trigger_configure()
-            if self.state_of(name) != S.INACTIVE:
-                self._changed()
+            if self.cm.state_of(name) != S.INACTIVE:
+                self.cm.notify_changed()
                 return False, f"controller '{name}' failed to configure"
             if spec.is_chainable:
                 ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
                 try:
                     reference = ctrl.export_reference_interfaces()
                     exported = ctrl.export_state_interfaces()
-                    with self.cycle_lock:
-                        self.rm.add_controller_interfaces(name, reference, exported)
+                    with self.cm.cycle_lock:
+                        self.cm.rm.add_controller_interfaces(name, reference, exported)
                 except Exception as exc:
                     node.trigger_cleanup()
-                    self._changed()
+                    self.cm.notify_changed()
                     return False, f"controller '{name}' exported bad interfaces: {exc}"
-            self._changed()
+            self.cm.notify_changed()
             return True, f"configured '{name}'"
 
-    def cleanup_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+    def cleanup_controller(self, name: str) -> tuple[bool, str]:
         """INACTIVE -> UNCONFIGURED."""
-        with self.admin_lock:
-            spec = self.controllers.get(name)
+        with self.cm.admin_lock:
+            spec = self.cm.controllers.get(name)
             if spec is None:
                 return False, f"controller '{name}' is not loaded"
-            if self.state_of(name) != S.INACTIVE:
-                return False, f"controller '{name}' is {self.state_of(name).label}, not inactive"
-            with self.cycle_lock:
-                self.rm.remove_controller_interfaces(name)
+            if self.cm.state_of(name) != S.INACTIVE:
+                return False, f"controller '{name}' is {self.cm.state_of(name).label}, not inactive"
+            with self.cm.cycle_lock:
+                self.cm.rm.remove_controller_interfaces(name)
             spec.controller.get_node().trigger_cleanup()
-            self._changed()
-            return self.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
+            self.cm.notify_changed()
+            return self.cm.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
 
-    def unload_controller(self: ControllerManager, name: str) -> tuple[bool, str]:
+    def unload_controller(self, name: str) -> tuple[bool, str]:
         """Shut down and destroy a controller that is not active."""
-        with self.admin_lock:
-            spec = self.controllers.get(name)
+        with self.cm.admin_lock:
+            spec = self.cm.controllers.get(name)
             if spec is None:
                 return False, f"controller '{name}' is not loaded"
-            if self.state_of(name) == S.ACTIVE:
+            if self.cm.state_of(name) == S.ACTIVE:
                 return False, f"controller '{name}' is active: deactivate it before unloading"
             node = spec.controller.get_node()
-            with self.cycle_lock:
-                self.rm.remove_controller_interfaces(name)
-            if self.state_of(name) == S.INACTIVE:
+            with self.cm.cycle_lock:
+                self.cm.rm.remove_controller_interfaces(name)
+            if self.cm.state_of(name) == S.INACTIVE:
                 node.trigger_cleanup()
-            if self.state_of(name) != S.FINALIZED:
+            if self.cm.state_of(name) != S.FINALIZED:
                 node.trigger_shutdown()
-            with self.cycle_lock:
-                del self.controllers[name]
+            with self.cm.cycle_lock:
+                del self.cm.controllers[name]
             self._remove_node(node)
             node.destroy_node()
-            self._changed()
+            self.cm.notify_changed()
             return True, f"unloaded '{name}'"

@@ -7,6 +7,8 @@ as Python attributes (in one stepped demo at 100 Hz, A/B interleaved: 13-21 us l
 380-560 us cycle). Everything public on `Time` and `Duration` is written in terms of `nanoseconds`
 and `clock_type`, so it works unchanged; should anything ask for more (`Clock.sleep_until`
 reads rclpy's own C object), rclpy's constructor runs then, once, with the same numbers.
+Why not plain rclpy objects, with the numbers: docs/speed.md; test/ros/test_loop_time.py
+fails when rclpy's members change.
 """
 
 from __future__ import annotations

@@ -15,11 +15,8 @@ switch and holds (`hardware_interface/hold.py`: position where it is measured, v
 effort and acceleration 0; upstream leaves this to each controller, here it holds for
 every controller, a user's included).
 
-Lock rule: `cycle_lock` guards what the loop thread reads: the active set, the controller
-table and the resource manager's interface tables. Every change of those takes it (briefly;
-never while user code that may be slow runs, e.g. a controller's on_configure).
-`admin_lock` serialises the services' requests; it is always taken before `cycle_lock`,
-and the loop thread never takes it.
+Lock rules: `manager_tables.py`, with what the helpers (loading, switch plan, supervision)
+may read and change of the manager.
 """
 
 from __future__ import annotations
@@ -64,8 +61,9 @@ class ControllerCodeError(RuntimeError):
     """A controller's own code raised where the manager asked it something."""
 
 
-class ControllerManager(ControllerLoading):
-    """Controller bookkeeping and the cycle; owned by the `controller_manager` node."""
+class ControllerManager:
+    """Controller bookkeeping and the cycle; owned by the `controller_manager` node. Its
+    helpers see it as a `ManagerTables` (manager_tables.py: the seam and the lock rules)."""
 
     def __init__(
         self,
@@ -86,8 +84,6 @@ class ControllerManager(ControllerLoading):
             allow_inactive_hardware_commands=allow_inactive_hardware,
             logger=self.logger.get_child('resource_manager'),
         )
-        self._add_node = add_node or (lambda n: None)
-        self._remove_node = remove_node or (lambda n: None)
         self.strict_by_default = strict_by_default
         self.deactivate_on_hardware_self_deactivate = deactivate_on_hardware_self_deactivate
         self.controllers: dict[str, ControllerSpec] = {}
@@ -101,11 +97,36 @@ class ControllerManager(ControllerLoading):
         self.rm.log_rt = self.deferred.log
         self.rm.async_time = self._async_time
         self.supervisor = Supervisor(self)
+        self.loading = ControllerLoading(
+            self, add_node or (lambda n: None), remove_node or (lambda n: None)
+        )
+
+    # --- loading (controller_loading.py) ---------------------------------------------------
+    def load_controller(self, name: str, type_name: str | None = None) -> tuple[bool, str]:
+        """Create controller `name` of `<name>.type` (UNCONFIGURED); (ok, message)."""
+        return self.loading.load_controller(name, type_name)
+
+    def configure_controller(self, name: str) -> tuple[bool, str]:
+        """UNCONFIGURED -> INACTIVE (an INACTIVE controller is cleaned up first)."""
+        return self.loading.configure_controller(name)
+
+    def cleanup_controller(self, name: str) -> tuple[bool, str]:
+        """INACTIVE -> UNCONFIGURED."""
+        return self.loading.cleanup_controller(name)
+
+    def unload_controller(self, name: str) -> tuple[bool, str]:
+        """Shut down and destroy a controller that is not active."""
+        return self.loading.unload_controller(name)
 
     # --- queries ----------------------------------------------------------------------
     def state_of(self, name: str) -> LifecycleStateId:
         """Lifecycle state of loaded controller `name`."""
         return self.controllers[name].controller.lifecycle_state()
+
+    @property
+    def active(self) -> tuple[ControllerSpec, ...]:
+        """The active controllers in update order (replaced whole under cycle_lock)."""
+        return self._active
 
     def active_controllers(self) -> list[str]:
         """Names of the active controllers in update order."""
@@ -160,7 +181,7 @@ class ControllerManager(ControllerLoading):
         except ControllerCodeError as exc:
             if not spec.configuration_error_reported:
                 spec.configuration_error_reported = True
-                self._log('error', str(exc))
+                self.log('error', str(exc))
             return [], []
         return (
             self._resolve(cmd, self.rm.command_interfaces)
@@ -171,14 +192,15 @@ class ControllerManager(ControllerLoading):
             else list(state.names),
         )
 
-    def _exporter(self, interface: str) -> str | None:
+    def exporter_of(self, interface: str) -> str | None:
+        """The loaded controller exporting `interface` (None for a hardware interface)."""
         owner = self.rm.owner_of(interface)
         return owner if owner in self.controllers else None
 
     def following(self, name: str) -> list[str]:
         """Controllers whose reference interfaces `name` commands (it feeds them)."""
         cmd, _ = self.required_interfaces(self.controllers[name])
-        return list(dict.fromkeys(e for e in map(self._exporter, cmd) if e and e != name))
+        return list(dict.fromkeys(e for e in map(self.exporter_of, cmd) if e and e != name))
 
     def preceding(self, name: str) -> list[str]:
         """Controllers that command `name`'s reference interfaces."""
@@ -195,27 +217,28 @@ class ControllerManager(ControllerLoading):
     ) -> tuple[bool, str]:
         """Activate and deactivate controllers between two cycles; (ok, message)."""
         with self.admin_lock:
-            return self._switch(activate, deactivate, strictness, timeout_s)
+            return self.switch_locked(activate, deactivate, strictness, timeout_s)
 
-    def _switch(
+    def switch_locked(
         self, activate: Iterable[str], deactivate: Iterable[str], strictness: int, timeout_s: float
     ) -> tuple[bool, str]:
+        """switch_controller for a caller holding admin_lock, or the loop thread."""
         if strictness == 0:
             strictness = STRICT if self.strict_by_default else BEST_EFFORT
         elif strictness in (AUTO, FORCE_AUTO):  # as upstream: not implemented there either
             name = 'AUTO' if strictness == AUTO else 'FORCE_AUTO'
-            self._log('warning', f'{name} is not implemented (nor upstream): BEST_EFFORT')
+            self.log('warning', f'{name} is not implemented (nor upstream): BEST_EFFORT')
             strictness = BEST_EFFORT
         elif strictness not in (BEST_EFFORT, STRICT):
             error = (
                 f'unknown strictness {strictness}: 1 BEST_EFFORT, 2 STRICT, 3 AUTO, 4 FORCE_AUTO'
             )
-            self._log('error', f'switch_controller: {error}')
+            self.log('error', f'switch_controller: {error}')
             return False, error
         plan = SwitchPlan(self, list(dict.fromkeys(activate)), list(dict.fromkeys(deactivate)))
         error = plan.validate(strict=strictness == STRICT)
         if error:
-            self._log('error', f'switch_controller: {error}')
+            self.log('error', f'switch_controller: {error}')
             return False, error
         if not plan.activate and not plan.deactivate:
             return True, 'no controllers need to be activated or deactivated'
@@ -228,7 +251,7 @@ class ControllerManager(ControllerLoading):
             ok, message = self._apply(plan, strict=strictness == STRICT)
         finally:
             self.cycle_lock.release()
-        self._changed()
+        self.notify_changed()
         return ok, message
 
     def _apply(self, plan: SwitchPlan, *, strict: bool) -> tuple[bool, str]:
@@ -245,7 +268,7 @@ class ControllerManager(ControllerLoading):
         self._refresh_active()
         if failed:
             message = '; '.join(failed)
-            self._log('error', f'switch_controller: {message}')
+            self.log('error', f'switch_controller: {message}')
             return not strict, message
         return True, 'switched'
 
@@ -279,7 +302,7 @@ class ControllerManager(ControllerLoading):
             spec.controller.assign_interfaces(handles, [self.rm.state_interfaces[s] for s in state])
             spec.controller.get_node().trigger_activate()
         except Exception as exc:  # the controller's own code, or its lifecycle node
-            self._log('error', f"controller '{spec.name}': activation raised {exc!r}")
+            self.log('error', f"controller '{spec.name}': activation raised {exc!r}")
         if self.state_of(spec.name) != S.ACTIVE:
             self._release(spec)
             return f"controller '{spec.name}' failed to activate"
@@ -298,7 +321,7 @@ class ControllerManager(ControllerLoading):
             try:
                 spec.controller.get_node().trigger_deactivate()
             except Exception as exc:
-                self._log('error', f"controller '{spec.name}': deactivation raised {exc!r}")
+                self.log('error', f"controller '{spec.name}': deactivation raised {exc!r}")
 
     def deactivate_unconditionally(self, names: Iterable[str]) -> None:
         """Deactivate `names` whatever the hardware says (error paths, shutdown): each one's
@@ -311,9 +334,9 @@ class ControllerManager(ControllerLoading):
         released = [i for spec in specs for i in spec.claimed if self.rm.component_of(i)]
         if released:
             if not self.rm.prepare_command_mode_switch([], released):
-                self._log('error', f'the hardware refused to release {released}: released anyway')
+                self.log('error', f'the hardware refused to release {released}: released anyway')
             if not self.rm.perform_command_mode_switch([], released):
-                self._log('error', f'the hardware failed to release {released}: released anyway')
+                self.log('error', f'the hardware failed to release {released}: released anyway')
         for spec in specs:
             self._release(spec)
         self._update_chained_modes()
@@ -326,7 +349,7 @@ class ControllerManager(ControllerLoading):
         try:
             spec.controller.release_interfaces()
         except Exception as exc:
-            self._log('error', f"controller '{spec.name}': release_interfaces raised {exc!r}")
+            self.log('error', f"controller '{spec.name}': release_interfaces raised {exc!r}")
             spec.controller.command_interfaces, spec.controller.state_interfaces = [], []
         if spec.is_chainable:
             self.rm.set_controller_interfaces_available(spec.name, False)
@@ -335,15 +358,15 @@ class ControllerManager(ControllerLoading):
         """Put the controllers whose references `claimed` holds into chained mode; the
         name of the first that refuses ('' if none). Upstream only logs a refusal and goes
         on with a chain that "will probably not work": here the activation fails."""
-        for follower in dict.fromkeys(filter(None, map(self._exporter, claimed))):
+        for follower in dict.fromkeys(filter(None, map(self.exporter_of, claimed))):
             ctrl = self.controllers[follower].controller
             try:
                 accepted = ctrl.set_chained_mode(True)  # type: ignore[attr-defined]
             except Exception as exc:
-                self._log('error', f"controller '{follower}': set_chained_mode raised {exc!r}")
+                self.log('error', f"controller '{follower}': set_chained_mode raised {exc!r}")
                 accepted = False
             if not accepted:
-                self._log('error', f"controller '{follower}' refused chained mode")
+                self.log('error', f"controller '{follower}' refused chained mode")
                 return follower
         return ''
 
@@ -355,10 +378,10 @@ class ControllerManager(ControllerLoading):
                 try:
                     accepted = ctrl.set_chained_mode(chained)
                 except Exception as exc:
-                    self._log('error', f"controller '{spec.name}': set_chained_mode raised {exc!r}")
+                    self.log('error', f"controller '{spec.name}': set_chained_mode raised {exc!r}")
                     accepted = False
                 if not accepted:
-                    self._log('error', f"controller '{spec.name}' refused chained mode {chained}")
+                    self.log('error', f"controller '{spec.name}' refused chained mode {chained}")
 
     def _update_order(self) -> list[str]:
         """Loaded controllers, every controller before the ones it feeds (stable)."""
@@ -383,7 +406,8 @@ class ControllerManager(ControllerLoading):
         order = self._update_order()
         self._active = tuple(self.controllers[n] for n in order if self.state_of(n) == S.ACTIVE)
 
-    def _changed(self) -> None:
+    def notify_changed(self) -> None:
+        """Something in the tables changed: bump the version, wake the activity topic."""
         self.activity_version += 1
         if self.on_change is not None:
             try:
@@ -391,7 +415,7 @@ class ControllerManager(ControllerLoading):
             except Exception as exc:  # the node is already gone at shutdown: nobody listens
                 self.deferred.log(self.logger, 'info', f'activity notification dropped: {exc!r}')
 
-    def _log(self, level: str, text: str) -> None:
+    def log(self, level: str, text: str) -> None:
         """Log from any thread: handed to the executor, so the loop never logs itself."""
         self.deferred.log(self.logger, level, text)
 
@@ -417,19 +441,19 @@ class ControllerManager(ControllerLoading):
             try:
                 result = ctrl.update(time, period)
             except Exception as exc:
-                self._log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
+                self.log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
             if result is not ReturnType.OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     if not spec.none_reported:
                         spec.none_reported = True
-                        self._log('warning', NONE_IS_OK.format(f"controller '{spec.name}'"))
+                        self.log('warning', NONE_IS_OK.format(f"controller '{spec.name}'"))
                     continue
                 spec.errors += 1
                 errored = [*(errored or []), spec.name]
                 if result is not ReturnType.ERROR:
-                    self._log(
+                    self.log(
                         'error',
                         f"controller '{spec.name}': update() returned {result!r}, "
                         'not ReturnType.OK: taken as ERROR',

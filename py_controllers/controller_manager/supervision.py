@@ -31,7 +31,7 @@ from py_controllers.controller_manager.switch_plan import STRICT
 from py_controllers.hardware_interface.types import LifecycleStateId
 
 if TYPE_CHECKING:
-    from py_controllers.controller_manager.manager import ControllerManager
+    from py_controllers.controller_manager.manager_tables import ManagerTables
 
 S = LifecycleStateId
 LOCK_TIMEOUT_S = 2.0
@@ -42,10 +42,10 @@ HARDWARE_SHUTDOWN_TIMEOUT_S = 6.0  # the resource manager bounds its own wait at
 class Supervisor:
     """Failure handling, hardware transitions and shutdown for one ControllerManager."""
 
-    def __init__(self, cm: ControllerManager) -> None:
+    def __init__(self, cm: ManagerTables) -> None:
         self.cm = cm
         self.transitions = HardwareTransitions(
-            lambda: cm.rm, cm.cycle_lock, on_done=lambda _name: cm._changed(), log=cm._log
+            lambda: cm.rm, cm.cycle_lock, on_done=lambda _name: cm.notify_changed(), log=cm.log
         )
 
     # --- controllers -----------------------------------------------------------------
@@ -61,7 +61,7 @@ class Supervisor:
                     if f not in fallbacks and f in cm.controllers:
                         fallbacks.append(f)
             needed = self._interfaces_of(fallbacks)
-            for spec in cm._active:
+            for spec in cm.active:
                 displaced = needed.intersection(spec.claimed)
                 if displaced and spec.name not in todo and spec.name not in fallbacks:
                     todo.append(spec.name)
@@ -72,15 +72,15 @@ class Supervisor:
                         todo.append(p)
                 i += 1
             for name in todo:
-                cm._log('error', f"deactivating controller '{name}': {why}")
+                cm.log('error', f"deactivating controller '{name}': {why}")
             cm.deactivate_unconditionally(todo)
             if fallbacks:
-                ok, msg = cm._switch(fallbacks, [], STRICT, LOCK_TIMEOUT_S)
+                ok, msg = cm.switch_locked(fallbacks, [], STRICT, LOCK_TIMEOUT_S)
                 if ok:
-                    cm._log('info', f'fallback controllers {fallbacks} activated')
+                    cm.log('info', f'fallback controllers {fallbacks} activated')
                 else:
-                    cm._log('error', f'fallback controllers {fallbacks} not activated: {msg}')
-            cm._changed()
+                    cm.log('error', f'fallback controllers {fallbacks} not activated: {msg}')
+            cm.notify_changed()
 
     def _interfaces_of(self, names: list[str]) -> set[str]:
         cm = self.cm
@@ -89,7 +89,7 @@ class Supervisor:
             try:
                 wanted.update(cm.resolve_command_interfaces(cm.controllers[name]))
             except RuntimeError as exc:
-                cm._log('error', str(exc))
+                cm.log('error', str(exc))
         return wanted
 
     def controllers_using(self, component: str, *, commands_only: bool = False) -> list[str]:
@@ -97,7 +97,7 @@ class Supervisor:
         cmd, state = self.cm.rm.interfaces_of(component)
         cmd_set, state_set = set(cmd), set(state)
         users = []
-        for spec in self.cm._active:
+        for spec in self.cm.active:
             if cmd_set.intersection(spec.claimed) or (
                 not commands_only
                 and state_set.intersection(h.name for h in spec.controller.state_interfaces)
@@ -114,9 +114,9 @@ class Supervisor:
         self.cm.rm.invalidate_states(component)
         if users:
             self.deactivate_after_error(users, f"hardware '{component}' failed in {where}()")
-        self.cm._log('error', f"hardware '{component}' failed in {where}(): handling the error")
+        self.cm.log('error', f"hardware '{component}' failed in {where}(): handling the error")
         self._start(component, lambda m: m.handle_error(), 'on_error')
-        self.cm._changed()
+        self.cm.notify_changed()
 
     def handle_hardware_self_deactivate(self, component: str) -> None:
         """write() returned DEACTIVATE: stop the controllers commanding it; the component
@@ -126,7 +126,7 @@ class Supervisor:
             if users:
                 self.deactivate_after_error(users, f"hardware '{component}' deactivated itself")
         self._start(component, lambda m: m.set_state(S.INACTIVE), 'deactivate')
-        self.cm._changed()
+        self.cm.notify_changed()
 
     def _start(self, component: str, work: Callable, what: str) -> Future | None:
         try:
@@ -145,11 +145,11 @@ class Supervisor:
         with cm.admin_lock:
             managed = cm.rm.components.get(component)
             if managed is None:
-                cm._log('error', f"hardware component '{component}' does not exist")
+                cm.log('error', f"hardware component '{component}' does not exist")
                 outcome.set_result((False, None))
                 return outcome
             if managed.busy:
-                cm._log('error', f"hardware '{component}' is in a transition already: try again")
+                cm.log('error', f"hardware '{component}' is in a transition already: try again")
                 outcome.set_result((False, managed.state))
                 return outcome
             if target != S.ACTIVE:

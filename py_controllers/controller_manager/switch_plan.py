@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from py_controllers.hardware_interface.types import LifecycleStateId
 
 if TYPE_CHECKING:
-    from py_controllers.controller_manager.manager import ControllerManager
+    from py_controllers.controller_manager.manager_tables import ManagerTables
 
 S = LifecycleStateId
 BEST_EFFORT = 1
@@ -23,7 +23,7 @@ FORCE_AUTO = 4
 class SwitchPlan:
     """Validation of a switch request, following ros2_control's strict/best-effort rules."""
 
-    def __init__(self, cm: ControllerManager, activate: list[str], deactivate: list[str]) -> None:
+    def __init__(self, cm: ManagerTables, activate: list[str], deactivate: list[str]) -> None:
         self.cm = cm
         self.activate = activate
         self.deactivate = deactivate
@@ -128,14 +128,14 @@ class SwitchPlan:
         }
         for itf in cm.resolve_command_interfaces(spec):
             # a controller's reference interface becomes available with its activation
-            exported = cm._exporter(itf) is not None
+            exported = cm.exporter_of(itf) is not None
             problem = cm.rm.claim_problem(itf, releasing, available=exported)
             if problem:
                 return f"controller '{name}': {problem}"
             if itf in wanted_by_others:
                 return f"controller '{name}': command interface '{itf}' is wanted twice"
         for itf in cm.resolve_state_interfaces(spec):
-            exporter = cm._exporter(itf)
+            exporter = cm.exporter_of(itf)
             if itf not in cm.rm.state_interfaces:
                 return f"controller '{name}': state interface '{itf}' does not exist"
             if exporter is None and not cm.rm.is_state_available(itf):
@@ -166,7 +166,7 @@ class SwitchPlan:
                 for itf in names:
                     if available(itf):
                         continue
-                    exporter = cm._exporter(itf)
+                    exporter = cm.exporter_of(itf)
                     if exporter is None or exporter not in fallbacks:
                         return (
                             f"controller '{name}' cannot be activated: {kind} interface '{itf}' "

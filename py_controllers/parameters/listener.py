@@ -16,6 +16,7 @@ import math
 import threading
 from collections.abc import Callable, Mapping
 from contextlib import suppress
+from copy import copy
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from rclpy.exceptions import (
 from rclpy.parameter import Parameter
 
 from py_controllers.parameters.errors import ParameterError
+from py_controllers.parameters.overrides import given_value
 from py_controllers.parameters.schema import (
     Leaf,
     ParamGroup,
@@ -104,6 +106,7 @@ class ParamListener:
         self.schema.check_validators(self._custom)
         self._lock = threading.RLock()  # writers only; re-entered when declaring in refresh
         self._specs: dict[str, ParamSpec] = {}  # by name without prefix
+        self._probing = ''  # the parameter given_value() is reading: not ours meanwhile
         values: dict[str, Any] = {}
         problems: list[str] = []
         for spec in self.schema.static_parameters():
@@ -214,12 +217,9 @@ class ParamListener:
             if not _is_bare(self.node.describe_parameter(full_name)):
                 return value, problem  # declared with a descriptor by its owner: keep it
             self.node.undeclare_parameter(full_name)  # auto-declared from an override
-        try:
-            self._declare_on_node(full_name, leaf, value)
-        except (InvalidParameterValueException, InvalidParameterTypeException):
+        if not self._declare_on_node(full_name, leaf, value):
             # the value is outside the descriptor's range or refused by a callback: the
-            # problem above already says why; keep the parameter, unset
-            self._declare_on_node(full_name, leaf, None)
+            # problem above already says why; the parameter stays, unset
             value = None
         return value, problem
 
@@ -230,8 +230,11 @@ class ParamListener:
             except ParameterUninitializedException:
                 return None, False
         else:
-            # rclpy keeps overrides of undeclared parameters only in this attribute
-            parameter = getattr(self.node, '_parameter_overrides', {}).get(full_name)
+            self._probing = full_name
+            try:
+                parameter = given_value(self.node, full_name)
+            finally:
+                self._probing = ''
             if parameter is None:
                 return None, False
         if parameter.type_ == Parameter.Type.NOT_SET:
@@ -239,20 +242,40 @@ class ParamListener:
             return ((), True) if leaf.is_array else (None, False)
         return parameter.value, True
 
-    def _declare_on_node(self, full_name: str, leaf: Leaf, value: Any) -> None:
+    def _declare_on_node(self, full_name: str, leaf: Leaf, value: Any) -> bool:
+        """Declare `full_name` with our descriptor, holding `value` (None: unset); False when
+        the value is refused, the parameter then declared unset."""
         ros_type = ROS_TYPES[leaf.type]
         descriptor = _descriptor(leaf)
+        refused = False
         if value is not None and not (leaf.is_array and len(value) == 0):
-            self.node.declare_parameter(full_name, _to_ros(value), descriptor, ignore_override=True)
-            return
-        self.node.declare_parameter(full_name, ros_type, descriptor, ignore_override=True)
-        if value is not None:
-            # rclpy types a declared `[]` as a byte array; give the empty array its real type
-            self.node._parameters[full_name] = Parameter(full_name, ros_type, [])
+            try:
+                self.node.declare_parameter(
+                    full_name, _to_ros(value), descriptor, ignore_override=True
+                )
+                return True
+            except (InvalidParameterValueException, InvalidParameterTypeException):
+                refused = True  # and not declared: rclpy declares nothing it refuses
+        if value is None or refused:
+            self.node.declare_parameter(full_name, ros_type, descriptor, ignore_override=True)
+            return not refused
+        # rclpy types a declared `[]` as a byte array: declare it typed and writable, set it
+        # empty, then give it its own descriptor (which may be read-only)
+        writable = copy(descriptor)
+        writable.read_only = False
+        self.node.declare_parameter(full_name, ros_type, writable, ignore_override=True)
+        if not self.node.set_parameters([Parameter(full_name, ros_type, [])])[0].successful:
+            self.node.undeclare_parameter(full_name)
+            self.node.declare_parameter(full_name, ros_type, descriptor, ignore_override=True)
+            return False
+        if descriptor.read_only:
+            descriptor.type = ros_type.value
+            self.node.set_descriptor(full_name, descriptor)
+        return True
 
     # --- parameter callbacks (executor thread) -------------------------------------------------
     def _spec_of(self, full_name: str) -> ParamSpec | None:
-        if not full_name.startswith(self.prefix):
+        if not full_name.startswith(self.prefix) or full_name == self._probing:
             return None
         return self._specs.get(full_name[len(self.prefix) :])
 

@@ -48,3 +48,60 @@ def test_rclpy_code_that_needs_its_own_objects_gets_them():
         rclpy.shutdown(context=context)
     with pytest.raises(AttributeError):
         _ = LoopTime(NS, ClockType.ROS_TIME).no_such_attribute
+
+
+# What LoopTime/LoopDuration assume of rclpy: every member below works from `nanoseconds`
+# (and `clock_type`) alone. A member rclpy adds or drops fails the first test: check that it
+# still goes through those two properties (or through _BuiltOnDemand), then list it here.
+TIME_MEMBERS = {
+    '__add__', '__eq__', '__ge__', '__gt__', '__hash__', '__init__', '__le__', '__lt__',
+    '__ne__', '__radd__', '__repr__', '__sub__', 'clock_type', 'from_msg', 'nanoseconds',
+    'seconds_nanoseconds', 'to_msg',
+}  # fmt: skip
+DURATION_MEMBERS = {
+    '__add__', '__eq__', '__ge__', '__gt__', '__hash__', '__init__', '__le__', '__lt__',
+    '__mul__', '__ne__', '__repr__', '__str__', '__sub__', 'from_msg', 'get_c_duration',
+    'nanoseconds', 'to_msg',
+}  # fmt: skip
+
+
+def _hash(x):
+    try:
+        return hash(x)
+    except TypeError:  # rclpy's Time is unhashable
+        return 'unhashable'
+
+
+def _members(cls):
+    return {n for n in vars(cls) if n not in ('__dict__', '__doc__', '__module__', '__weakref__')}
+
+
+def test_rclpy_time_and_duration_have_the_members_loop_time_was_checked_against():
+    assert _members(Time) == TIME_MEMBERS
+    assert _members(Duration) == DURATION_MEMBERS
+
+
+@pytest.mark.parametrize('ns', [0, 1, 999_999_999, 1_000_000_000, NS, 1_770_000_000_123_456_789])
+def test_every_member_gives_what_rclpy_gives_for_the_same_nanoseconds(ns):
+    clock = ClockType.ROS_TIME
+    ours, real = LoopTime(ns, clock), Time(nanoseconds=ns, clock_type=clock)
+    d_ours, d_real = LoopDuration(ns), Duration(nanoseconds=ns)
+    other = Time(nanoseconds=7, clock_type=clock)
+    step = Duration(nanoseconds=2_000_001)
+    results = [
+        lambda t, d: (t.nanoseconds, t.clock_type, t.seconds_nanoseconds(), t.to_msg()),
+        lambda t, d: ((t + step).nanoseconds, (step + t).nanoseconds, (t + step).clock_type),
+        lambda t, d: ((t - other).nanoseconds, (t - Duration(nanoseconds=min(ns, 5))).nanoseconds),
+        lambda t, d: (t == other, t != other, t < other, t <= other, t > other, t >= other),
+        lambda t, d: (_hash(t), repr(t), type(t - other), type(t + step)),
+        lambda t, d: (d.nanoseconds, d.to_msg(), (d + step).nanoseconds, (d - step).nanoseconds),
+        lambda t, d: ((d * 3).nanoseconds, (d * 0.5).nanoseconds, str(d), repr(d)),
+        lambda t, d: (d == step, d != step, d < step, d <= step, d > step, d >= step),
+        lambda t, d: (_hash(d), d.get_c_duration().nanoseconds),
+    ]
+    for i, result in enumerate(results):
+        assert result(ours, d_ours) == result(real, d_real), i
+    # and the other way round: rclpy's own objects on the left
+    assert (
+        real - ours == Duration() and ours - real == Duration() and real + d_ours == ours + d_real
+    )

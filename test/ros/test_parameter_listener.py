@@ -401,3 +401,16 @@ def test_close_stops_following_the_node(make_node, schema_path):
     listener.close()  # twice is fine
     assert set_one(node, 'mode', 'torque').successful  # nobody validates any more
     assert listener.get_params() is params
+
+
+def test_empty_arrays_keep_their_type_and_read_only_flag(make_node, schema_path):
+    node = make_node('names:=[]')  # given, untyped; `joints` takes its default []
+    with pytest.raises(ParameterError):  # joints: [] breaks not_empty, declared all the same
+        ParamListener(node, schema_path)
+    string_array = Parameter.Type.STRING_ARRAY
+    for name, read_only in (('joints', True), ('names', False)):
+        parameter, descriptor = node.get_parameter(name), node.describe_parameter(name)
+        assert (parameter.type_, list(parameter.value)) == (string_array, [])
+        assert (descriptor.type, descriptor.read_only) == (string_array.value, read_only)
+    assert not node.set_parameters([Parameter('joints', string_array, ['a'])])[0].successful
+    assert node.set_parameters([Parameter('names', string_array, ['a'])])[0].successful

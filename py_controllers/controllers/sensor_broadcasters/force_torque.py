@@ -36,6 +36,7 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.hardware_interface.handle import StateInterface
+from py_controllers.parameters.overrides import given_names
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
@@ -52,12 +53,11 @@ _AXES = ('x', 'y', 'z')
 
 
 def filter_chain_parameters(node: Any) -> list[str]:
-    """Names of the node's ``sensor_filter_chain.*`` parameters, declared or only given."""
+    """Names of the node's ``sensor_filter_chain.*`` parameters, declared or only given. A
+    chain configures ``filter1`` first (name and type), so those are asked for by name when
+    not declared: rclpy lists only declared parameters."""
     names = {f'{FILTER_CHAIN}.{n}' for n in node.get_parameters_by_prefix(FILTER_CHAIN)}
-    # rclpy keeps parameters given to the node but not declared only in this attribute (the
-    # parameter listener reads it too); without it, only declared ones are found
-    overrides = getattr(node, '_parameter_overrides', None) or {}
-    names.update(n for n in overrides if n.startswith(f'{FILTER_CHAIN}.'))
+    names.update(given_names(node, [f'{FILTER_CHAIN}.filter1.{k}' for k in ('name', 'type')]))
     return sorted(names)
 
 
