@@ -73,7 +73,10 @@ class ControllerParameters:
         changes accepted after this call.
         """
         if self.listener is None:
+            first = self.error
             self._create()
+            if first and self.error:
+                self.error = first  # the first attempt saw the value given: its reason is sharper
         error = self.error
         params = None
         if self.listener is not None:

@@ -204,6 +204,11 @@ class ParamListener:
                 value = coerce(leaf.type, full_name, raw)
             except ParameterError as exc:
                 problem = str(exc)
+        elif self._left_unset(full_name):
+            # an earlier attempt refused the value given: the default must not replace it
+            problem = invalid_message(
+                full_name, 'the value given was refused; set a valid one', during_init=True
+            )
         elif leaf.has_default:
             value = leaf.default
         else:
@@ -222,6 +227,16 @@ class ParamListener:
             # problem above already says why; the parameter stays, unset
             value = None
         return value, problem
+
+    def _left_unset(self, full_name: str) -> bool:
+        """Declared on the node but unset: what `_declare_on_node` leaves after a refusal."""
+        if not self.node.has_parameter(full_name):
+            return False
+        try:
+            self.node.get_parameter(full_name)
+        except ParameterUninitializedException:
+            return True
+        return False
 
     def _initial_value(self, full_name: str, leaf: Leaf) -> tuple[Any, bool]:
         if self.node.has_parameter(full_name):

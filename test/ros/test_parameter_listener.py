@@ -250,6 +250,18 @@ def test_controller_parameters_load_logs_and_returns_none_when_invalid(make_node
     assert "Parameter 'joints' cannot be empty" in logger.errors[0]
 
 
+def test_an_out_of_bounds_override_is_not_replaced_by_the_default(make_node, schema_path):
+    # a refused value leaves the parameter declared unset; the listener made again by load()
+    # must not take that for "not given" and fall back to the default (gain 1.0)
+    node = make_node('joints:=[j1]', 'gain:=42.0')
+    logger = _Logger()
+    node.get_logger = lambda: logger
+    parameters = ControllerParameters(node, schema_path)
+    assert parameters.load() is None
+    assert parameters.params is None
+    assert "'gain'" in logger.errors[0] and 'bounds' in logger.errors[0], logger.errors
+
+
 def test_parameter_services_show_descriptors_and_apply_sets(make_node, schema_path):
     node = make_node('joints:=[a]', name='param_listener_target')
     listener = ParamListener(node, schema_path)
