@@ -11,10 +11,7 @@ from __future__ import annotations
 import math
 
 _BIG = 1000.0
-_ONE_LIMIT = (
-    ' The positive limit will be applied to both directions. Setting different limits for '
-    'positive and negative directions is not supported.'
-)
+_ONE_LIMIT = ' (one magnitude bounds both directions: give it as a positive number)'
 
 
 def _pair(low: float, high: float) -> tuple[float, float]:
@@ -27,7 +24,7 @@ def _pair(low: float, high: float) -> tuple[float, float]:
 
 def _check(name: str, low: float, high: float, ordered: bool = True) -> None:
     if low < 0.0 or high < 0.0:
-        raise ValueError(f'{name} limits cannot be negative.{_ONE_LIMIT}')
+        raise ValueError(f'{name} limits must not be negative{_ONE_LIMIT}')
     if ordered and low > high:
         raise ValueError(f'min {name} cannot be greater than max {name}')
 
