@@ -20,6 +20,7 @@ from py_controllers.dashboard import (
     ui_loop,
     ui_steering,
     ui_trajectory,
+    ui_tuning,
 )
 from py_controllers.dashboard.manager_watch import ManagerWatch
 from py_controllers.dashboard.model import LOOPBACK_HOSTS
@@ -37,6 +38,7 @@ BODIES: dict[str, Callable[[Dashboard, Session], None]] = {
     '/trajectory': ui_trajectory.build,
     '/steering': ui_steering.build,
     '/io': ui_io.build,
+    '/tuning': ui_tuning.build,
 }
 
 

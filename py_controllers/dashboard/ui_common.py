@@ -33,6 +33,7 @@ PAGES = [
     ('/trajectory', 'Trajectories'),
     ('/steering', 'Steering'),
     ('/io', 'GPIO & sensors'),
+    ('/tuning', 'Tuning'),
 ]
 COOKIE_KEY = 'py_controllers_dashboard'
 

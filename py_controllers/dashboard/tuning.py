@@ -1,0 +1,124 @@
+"""Pure pieces of the tuning page's live plots: a bounded record of samples, the window of
+the last N seconds, downsampling to what a chart can draw, and CSV export.
+
+A sample is (time in seconds, {signal name: value}); samples of different topics carry
+different signal names and are merged by time. No rclpy, no NiceGUI.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import deque
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+Sample = tuple[float, Mapping[str, float]]
+Point = tuple[float, float]
+
+
+@dataclass
+class Recorder:
+    """The samples of the last `keep_s` seconds, appended by the ROS thread and read by the
+    pages (`list()` of a deque is one C call: it never sees a half-made append)."""
+
+    keep_s: float = 60.0
+    samples: deque[Sample] = field(default_factory=deque)
+    count: int = 0
+
+    def add(self, t: float, values: Mapping[str, float]) -> None:
+        """Append a sample and forget those older than `keep_s` before it."""
+        self.samples.append((t, dict(values)))
+        self.count += 1
+        while self.samples and self.samples[0][0] < t - self.keep_s:
+            self.samples.popleft()
+
+    def snapshot(self) -> list[Sample]:
+        """The samples held now, oldest first."""
+        return list(self.samples)
+
+
+def merged(*sources: Iterable[Sample]) -> list[Sample]:
+    """The samples of several recorders in one list, by time (stable for equal times)."""
+    return sorted((s for source in sources for s in source), key=lambda s: s[0])
+
+
+def window(samples: Sequence[Sample], now: float, window_s: float) -> list[Sample]:
+    """The samples with `now - window_s <= t <= now`."""
+    start = now - window_s
+    return [s for s in samples if start <= s[0] <= now]
+
+
+def names_of(samples: Iterable[Sample]) -> list[str]:
+    """Every signal name in `samples`, in the order first seen."""
+    seen: dict[str, None] = {}
+    for _, values in samples:
+        seen.update(dict.fromkeys(values))
+    return list(seen)
+
+
+def series(samples: Iterable[Sample], name: str) -> list[Point]:
+    """The finite (t, value) points of signal `name` (NaN and inf cannot be drawn)."""
+    return [
+        (t, float(values[name]))
+        for t, values in samples
+        if name in values and math.isfinite(values[name])
+    ]
+
+
+def downsample(points: Sequence[Point], max_points: int) -> list[Point]:
+    """At most `max_points` of `points` that keep the shape: the points are cut into
+    max_points // 2 runs of (nearly) equal length and each run gives its lowest and highest
+    point, in time order, so a one-sample spike survives. Fewer points pass unchanged."""
+    if max_points < 2:
+        raise ValueError('downsample needs max_points >= 2')
+    n = len(points)
+    if n <= max_points:
+        return list(points)
+    runs = max_points // 2
+    out: list[Point] = []
+    for k in range(runs):
+        run = points[k * n // runs : (k + 1) * n // runs]
+        lo = min(range(len(run)), key=lambda i: run[i][1])
+        hi = max(range(len(run)), key=lambda i: run[i][1])
+        out.extend(run[i] for i in sorted({lo, hi}))
+    return out
+
+
+def chart_data(
+    samples: Sequence[Sample], names: Sequence[str], now: float, max_points: int
+) -> dict[str, list[list[float]]]:
+    """Each signal of `names` as chart points [[seconds before now, value], ...],
+    downsampled to `max_points`."""
+    return {
+        name: [[round(t - now, 3), v] for t, v in downsample(series(samples, name), max_points)]
+        for name in names
+    }
+
+
+def band(points: Sequence[Point], half_width: float) -> tuple[list[Point], list[Point]]:
+    """The lines `half_width` above and below `points` (a tolerance around a reference)."""
+    return (
+        [(t, v + half_width) for t, v in points],
+        [(t, v - half_width) for t, v in points],
+    )
+
+
+def csv_text(samples: Sequence[Sample], names: Sequence[str] | None = None) -> str:
+    """`samples` as CSV: a column `t` (seconds since the first sample) and one per signal;
+    a signal absent from a sample leaves its cell empty, NaN and inf are written as such."""
+    names = list(names) if names is not None else names_of(samples)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator='\n')
+    writer.writerow(['t', *names])
+    t0 = samples[0][0] if samples else 0.0
+    for t, values in samples:
+        writer.writerow([_number(t - t0), *(_number(values.get(n)) for n in names)])
+    return out.getvalue()
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return ''
+    return repr(float(value))

@@ -1,0 +1,188 @@
+"""The tuning page's pure pieces: the window, downsampling, CSV, signals, schema rows."""
+
+from types import SimpleNamespace as Msg
+
+import pytest
+
+from py_controllers.dashboard.tuning import (
+    Recorder,
+    band,
+    chart_data,
+    csv_text,
+    downsample,
+    merged,
+    names_of,
+    series,
+    window,
+)
+from py_controllers.dashboard.tuning_bridge import controller_node
+from py_controllers.dashboard.tuning_schema import (
+    ParameterError,
+    param_rows,
+    parse_value,
+    schema_of,
+    schema_path,
+    value_text,
+)
+from py_controllers.dashboard.tuning_signals import (
+    DIFF_DRIVE,
+    JTC,
+    PID,
+    charts_for,
+    jtc_values,
+    pid_values,
+)
+
+
+def test_recorder_keeps_only_the_last_seconds():
+    rec = Recorder(keep_s=2.0)
+    for i in range(11):  # t = 0.0, 0.5, ..., 5.0
+        rec.add(i * 0.5, {'x': float(i)})
+    assert [t for t, _ in rec.snapshot()] == [3.0, 3.5, 4.0, 4.5, 5.0]
+    assert rec.count == 11
+
+
+def test_window_is_the_last_n_seconds_before_now():
+    samples = [(t, {'x': t}) for t in (0.0, 1.0, 2.0, 3.0, 4.0)]
+    assert [t for t, _ in window(samples, now=3.5, window_s=2.0)] == [2.0, 3.0]
+    assert [t for t, _ in window(samples, now=4.0, window_s=2.0)] == [2.0, 3.0, 4.0]
+    assert window(samples, now=10.0, window_s=2.0) == []
+
+
+def test_downsample_keeps_each_runs_extremes_and_a_spike():
+    points = [(float(i), 0.0) for i in range(100)]
+    points[37] = (37.0, 100.0)
+    points[80] = (80.0, -5.0)
+    # 10 points at most: 5 runs of 20 samples, each gives its lowest and highest sample
+    # (one when they are the same sample), in time order
+    assert downsample(points, 10) == [
+        (0.0, 0.0),  # 0..19 flat
+        (20.0, 0.0),  # 20..39: the first lowest, then the spike
+        (37.0, 100.0),
+        (40.0, 0.0),  # 40..59 flat
+        (60.0, 0.0),  # 60..79 flat
+        (80.0, -5.0),  # 80..99: the dip, then the first highest
+        (81.0, 0.0),
+    ]
+    # an odd size: 3 runs of 33, 33, 34 samples
+    ramp = [(float(i), float(i)) for i in range(100)]
+    assert downsample(ramp, 7) == [
+        (0.0, 0.0),
+        (32.0, 32.0),
+        (33.0, 33.0),
+        (65.0, 65.0),
+        (66.0, 66.0),
+        (99.0, 99.0),
+    ]
+
+
+def test_downsample_short_series_unchanged_and_bad_size_refused():
+    points = [(0.0, 1.0), (1.0, 2.0)]
+    assert downsample(points, 2) == points
+    with pytest.raises(ValueError):
+        downsample(points, 1)
+
+
+def test_series_skips_what_cannot_be_drawn_and_chart_data_is_relative_to_now():
+    samples = merged(
+        [(1.0, {'a': 1.0}), (3.0, {'a': float('nan')})],
+        [(2.0, {'b': 5.0}), (4.0, {'a': 4.0, 'b': float('inf')})],
+    )
+    assert [t for t, _ in samples] == [1.0, 2.0, 3.0, 4.0]
+    assert names_of(samples) == ['a', 'b']
+    assert series(samples, 'a') == [(1.0, 1.0), (4.0, 4.0)]
+    assert series(samples, 'b') == [(2.0, 5.0)]
+    assert chart_data(samples, ['a', 'b'], now=5.0, max_points=10) == {
+        'a': [[-4.0, 1.0], [-1.0, 4.0]],
+        'b': [[-3.0, 5.0]],
+    }
+
+
+def test_band_is_the_tolerance_around_the_reference():
+    upper, lower = band([(0.0, 1.0), (1.0, 2.0)], 0.25)
+    assert upper == [(0.0, 1.25), (1.0, 2.25)]
+    assert lower == [(0.0, 0.75), (1.0, 1.75)]
+
+
+def test_csv_has_time_from_the_first_sample_and_empty_cells_for_absent_signals():
+    samples = [(10.0, {'a': 1.0}), (10.5, {'b': 2.5}), (11.25, {'a': float('nan'), 'b': -1})]
+    assert csv_text(samples) == 't,a,b\n0.0,1.0,\n0.5,,2.5\n1.25,nan,-1.0\n'
+    assert csv_text(samples, ['b']) == 't,b\n0.0,\n0.5,2.5\n1.25,-1.0\n'
+    assert csv_text([]) == 't\n'
+
+
+def test_controller_node_is_in_the_managers_namespace():
+    assert controller_node('/controller_manager', 'pid') == '/pid'
+    assert controller_node('/robot1/controller_manager', 'pid') == '/robot1/pid'
+    assert controller_node('/a/b/cm/', 'x') == '/a/b/x'
+
+
+def test_pid_and_jtc_signals_and_their_charts():
+    pid = Msg(dof_states=[Msg(name='j', reference=1.0, feedback=0.25, error=0.75, output=3.0)])
+    assert pid_values(pid) == {
+        'j reference': 1.0,
+        'j state': 0.25,
+        'j error': 0.75,
+        'j output': 3.0,
+    }
+    assert [c.signals for c in charts_for(PID, list(pid_values(pid)))] == [
+        ('j reference', 'j state'),
+        ('j error', 'j output'),
+    ]
+    point = Msg
+    jtc = Msg(
+        joint_names=['a', 'b'],
+        reference=point(positions=[0.5, 1.0]),
+        feedback=point(positions=[0.25]),  # no feedback for b
+    )
+    assert jtc_values(jtc) == {'a desired': 0.5, 'a actual': 0.25, 'b desired': 1.0}
+    charts = charts_for(JTC, list(jtc_values(jtc)), {'constraints.a.trajectory': 0.1})
+    assert [(c.around, c.half_width) for c in charts] == [('a desired', 0.1), ('', 0.0)]
+    assert [c.signals for c in charts_for(DIFF_DRIVE, [])] == [
+        ('commanded linear', 'measured linear'),
+        ('commanded angular', 'measured angular'),
+    ]
+    assert charts_for('other', ['x']) == []
+
+
+def test_schema_of_a_type_is_the_one_beside_its_module():
+    assert schema_path('pid_controller/PidController').name == 'pid_controller_parameters.yaml'
+    # several schemas in one folder: the class names its own
+    assert schema_path('position_controllers/JointPositionController').name == (
+        'single_joint_parameters.yaml'
+    )
+    assert schema_path('diff_drive_controller/DiffDriveController').name == (
+        'diff_drive_controller_parameters.yaml'
+    )
+    assert schema_path('no_such/Type') is None
+    assert schema_of('no_such/Type') == (None, "no parameter schema found for type 'no_such/Type'")
+
+
+def test_parameter_rows_of_the_pid_schema():
+    schema, problem = schema_of('pid_controller/PidController')
+    assert problem == ''
+    rows = {r.name: r for r in param_rows(schema, {'dof_names': ['j1'], 'gains.j1.p': 4.0})}
+    assert rows['dof_names'].read_only and rows['dof_names'].value == ['j1']
+    assert rows['gains.j1.p'].value == 4.0 and not rows['gains.j1.p'].read_only
+    assert rows['gains.j1.p'].description == 'Proportional gain'
+    assert rows['gains.j1.tracking_time_constant'].range == (0.0, float('inf'))
+    assert rows['gains.j1.tracking_time_constant'].range_text == '[0.0, inf]'
+    assert rows['gains.j1.tracking_time_constant'].rules == 'Validation: gt_eq<>: [0.0]'
+    assert 'gains.j2.p' not in rows  # the map follows dof_names
+
+
+def test_typed_text_becomes_a_value_of_the_parameters_type():
+    assert parse_value('double', 'p', '8') == 8.0
+    assert isinstance(parse_value('double', 'p', '8'), float)
+    assert parse_value('double', 'p', '1e-3') == 0.001
+    assert parse_value('double', 'p', '-inf') == float('-inf')
+    assert parse_value('int', 'n', ' 3 ') == 3
+    assert parse_value('bool', 'b', 'false') is False
+    assert parse_value('string', 's', ' a b ') == ' a b '
+    assert parse_value('string_array', 's', '[a, 1]') == ('a', '1')
+    assert parse_value('double_array', 'd', '[1, 2.5]') == (1.0, 2.5)
+    for type_, text in (('double', 'abc'), ('int', '2.5'), ('bool', 'yes please'), ('int', '')):
+        with pytest.raises(ParameterError):
+            parse_value(type_, 'x', text)
+    assert value_text(float('inf')) == 'inf' and value_text([1.0, 2.0]) == '[1.0, 2.0]'
+    assert value_text(True) == 'true' and value_text(None) == ''
