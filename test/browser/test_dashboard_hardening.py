@@ -3,8 +3,11 @@ default on loopback too, no framing by another site, no websocket or event traff
 another origin, and `--host ::1` served. Checked over HTTP with forged headers and in
 Chromium."""
 
+import contextlib
 import http.client
+import http.server
 import socket
+import threading
 import urllib.error
 import urllib.request
 
@@ -34,6 +37,32 @@ def get(url: str, **headers: str) -> tuple[int, dict[str, str]]:
             return r.status, {k.lower(): v for k, v in r.headers.items()}
     except urllib.error.HTTPError as e:
         return e.code, {k.lower(): v for k, v in e.headers.items()}
+
+
+@contextlib.contextmanager
+def other_site(html: str):
+    """Another origin (a server on another port) serving `html`; yields its address."""
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = html.encode()
+            self.send_response(200)
+            self.send_header('Content-Type', 'text/html')
+            self.send_header('Content-Length', str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f'http://127.0.0.1:{server.server_address[1]}/'
+    finally:
+        server.shutdown()
+        thread.join()
 
 
 def test_a_token_is_required_by_default_on_loopback(dash):
@@ -98,16 +127,14 @@ def test_chromium_refuses_to_frame_it_and_another_site_cannot_open_its_socket(da
             dash.url.replace('http', 'ws') + '/_nicegui_ws/socket.io/?EIO=4&transport=websocket'
         )
         assert page.evaluate(socket_opens, ws_url) is True
-        # another site (here a page of about:blank, origin 'null') frames it and opens its socket
-        page.goto('about:blank')
-        page.set_content(f'<iframe id="f" src="{dash.address("/")}"></iframe>')
-        page.wait_for_function(
-            "() => window.frames.length === 1 && document.getElementById('f') !== null"
-        )
-        assert page.evaluate(socket_opens, ws_url) is False
-        frame = page.frames[1]
-        frame.wait_for_load_state()
-        assert frame.locator('[data-testid=manager-status]').count() == 0
+        # another site (another origin: its own server) frames it and opens its socket
+        with other_site(f'<iframe id="f" src="{dash.address("/")}"></iframe>') as evil:
+            page.goto(evil)
+            page.wait_for_function('() => window.frames.length === 1')
+            assert page.evaluate(socket_opens, ws_url) is False
+            frame = page.frames[1]
+            frame.wait_for_load_state()
+            assert frame.locator('[data-testid=manager-status]').count() == 0
     finally:
         context.close()
 
