@@ -1,5 +1,9 @@
-"""Helpers of the dashboard's browser tests: reading numbers off a page."""
+"""Helpers of the dashboard's browser tests: reading numbers off a page, parameter files
+for namespaced managers."""
 
+from pathlib import Path
+
+import yaml
 from playwright.sync_api import expect
 
 WAIT_MS = 30_000  # a guard for slow machines, never a duration anything depends on
@@ -20,3 +24,12 @@ def wait_for_number(page, test_id: str, value: float, tolerance: float) -> None:
         }""",
         arg=[test_id, value, tolerance],
     )
+
+
+def namespaced_params(params_file: Path, ns: str, folder: Path) -> str:
+    """`params_file` with every node name put in `ns` (`/r1/diff_drive_controller`), as a
+    launch file's namespace gives it; the new file's path."""
+    params = yaml.safe_load(params_file.read_text())
+    path = folder / f'{ns.strip("/")}_{params_file.name}'
+    path.write_text(yaml.safe_dump({f'{ns}/{node}': value for node, value in params.items()}))
+    return str(path)

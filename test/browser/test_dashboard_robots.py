@@ -5,8 +5,7 @@ the selector names /r2's manager the same page drives r2, and only r2. What move
 from each robot's own odometry."""
 
 import pytest
-import yaml
-from browser_rig import WAIT_MS
+from browser_rig import WAIT_MS, namespaced_params
 from nav_msgs.msg import Odometry
 from playwright.sync_api import expect
 
@@ -17,15 +16,6 @@ ROBOTS = ('/r1', '/r2')
 DRIVE = 'diff_drive_controller'
 
 
-def namespaced_params(ns: str, folder) -> str:
-    """config/diffbot_controllers.yaml with every node name in `ns` (`/r1/diff_drive_controller`),
-    as a launch file's namespace gives it."""
-    params = yaml.safe_load((CONFIG / 'diffbot_controllers.yaml').read_text())
-    path = folder / f'{ns.strip("/")}_controllers.yaml'
-    path.write_text(yaml.safe_dump({f'{ns}/{node}': value for node, value in params.items()}))
-    return str(path)
-
-
 @pytest.fixture(scope='module')
 def robots(tmp_path_factory):
     folder = tmp_path_factory.mktemp('robots')
@@ -33,7 +23,7 @@ def robots(tmp_path_factory):
     try:
         for ns in ROBOTS:
             proc = ManagerProcess(
-                [namespaced_params(ns, folder)],
+                [namespaced_params(CONFIG / 'diffbot_controllers.yaml', ns, folder)],
                 CONFIG / 'diffbot.urdf',
                 ros_args=['-r', f'__ns:={ns}'],
             )
