@@ -213,13 +213,9 @@ class ManagerWatch:
 
     # --- one look --------------------------------------------------------------------
     async def refresh(self) -> None:
-        """Ask the manager for everything once; update `state`."""
-        manager, s = self.manager, self.state
-        await self._refresh(s)
-        if self.manager != manager:  # switched meanwhile: the answers were the old one's
-            return
-
-    async def _refresh(self, s: ManagerState) -> None:
+        """Ask the manager for everything once; update `state` (the answers of a manager
+        switched away from meanwhile land in its state, which nobody reads any more)."""
+        s = self.state
         try:
             res = await self.bridge.call(
                 cm_srv.ListControllers,
