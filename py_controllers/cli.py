@@ -5,7 +5,8 @@ py-controllers types                 available controller types
 py-controllers hardware              hardware components and their interfaces
 py-controllers switch --activate a --deactivate b [--best-effort]
 py-controllers stats                 loop statistics of the manager
-py-controllers dashboard [-c /controller_manager] [--port 8080] [--host 127.0.0.1] [--token T]
+py-controllers dashboard [-c /controller_manager] [--port 8080] [--host 127.0.0.1]
+                         [--token T | --no-token]
                                      the web dashboard (its own options: dashboard -h)
 """
 

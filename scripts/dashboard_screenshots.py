@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             page.set_default_timeout(WAIT_MS)
             status = page.get_by_test_id('manager-status')
 
-            page.goto(f'{dash.url}/')
+            page.goto(dash.address('/'))
             expect(status).to_contain_text('connected')
             page.get_by_test_id('load-name').click()
             page.get_by_role('option', name='gpio_command_controller').click()

@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from nicegui import app, ui
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from py_controllers.controller_manager.client import resolve_manager_name
 from py_controllers.dashboard import (
@@ -22,6 +21,7 @@ from py_controllers.dashboard import (
     ui_trajectory,
     ui_tuning,
 )
+from py_controllers.dashboard.guard import GuardMiddleware
 from py_controllers.dashboard.manager_watch import ManagerWatch
 from py_controllers.dashboard.model import LOOPBACK_HOSTS
 from py_controllers.dashboard.motion import Steering
@@ -30,7 +30,7 @@ from py_controllers.dashboard.ui_common import Dashboard, Session, open_page
 
 LOG = logging.getLogger('py_controllers.dashboard')
 
-BODIES: dict[str, Callable[[Dashboard, Session], None]] = {
+BODIES: dict[str, Callable[[Dashboard, Session], None]] = {  # with ui_common.PAGES
     '/': ui_controllers.build,
     '/hardware': ui_hardware.build,
     '/loop': ui_loop.build,
@@ -80,12 +80,12 @@ def serve(
     watch = ManagerWatch(bridge, resolve_manager_name(bridge.node, manager))
     announce = f'dashboard: {url} (controller manager {watch.manager})'
     dash = Dashboard(bridge=bridge, watch=watch, steering=Steering(bridge), token=token)
-    ui_joints.joint_states(bridge)  # history from the start, not from the first visit
+    ui_joints.joint_states(watch)  # history from the start, not from the first visit
     for path, body in BODIES.items():
         _register(dash, path, body)
-    if host in LOOPBACK_HOSTS:  # a page of another site must not reach us by DNS rebinding
-        allowed = ['127.0.0.1', 'localhost', '::1', '[::1]']
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed)
+    # bound to loopback, a page of another site must not reach us by DNS rebinding
+    allowed = LOOPBACK_HOSTS if host in LOOPBACK_HOSTS else None
+    app.add_middleware(GuardMiddleware, allowed_hosts=allowed)
     app.on_page_exception(_page_error)
     app.on_exception(_handler_error)
 

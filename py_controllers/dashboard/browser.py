@@ -16,6 +16,7 @@ import subprocess
 import sys
 import threading
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from py_controllers.child_process import ChildProcess
 
@@ -56,10 +57,19 @@ def free_port() -> int:
 
 
 class DashboardProcess(ChildProcess):
-    """The dashboard in a subprocess; `url` once it listens."""
+    """The dashboard in a subprocess; `url` (no token) and `token` (the one it printed,
+    None with `--no-token`) once it listens."""
 
-    def __init__(self, *args: str, port: int | None = None, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        *args: str,
+        port: int | None = None,
+        host: str = '127.0.0.1',
+        timeout_s: float = 60.0,
+    ) -> None:
         self.port = port or free_port()
+        if host != '127.0.0.1':
+            args = ('--host', host, *args)
         self.process = subprocess.Popen(
             [sys.executable, '-m', 'py_controllers.dashboard', '--port', str(self.port), *args],
             stdout=subprocess.PIPE,
@@ -74,7 +84,15 @@ class DashboardProcess(ChildProcess):
         if not self._ready.wait(timeout_s) or not self.alive:
             self.stop()
             raise RuntimeError(f'the dashboard did not start:\n{self.output()}')
-        self.url = f'http://127.0.0.1:{self.port}'
+        shown_host = f'[{host}]' if ':' in host else host
+        self.url = f'http://{shown_host}:{self.port}'
+        address = next(line for line in self.lines if line.startswith('dashboard: http'))
+        self.token = parse_qs(urlsplit(address.split()[1]).query).get('token', [None])[0]
+
+    def address(self, path: str = '/') -> str:
+        """`path` with the token in the query: the first page a browser opens (the session
+        remembers the token for the others)."""
+        return self.url + path + (f'?token={self.token}' if self.token else '')
 
     def _read(self) -> None:
         assert self.process.stdout is not None

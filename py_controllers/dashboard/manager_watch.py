@@ -5,7 +5,7 @@ asks) it calls `list_controllers`, `list_hardware_components` and, when the mana
 it, `~/get_statistics`. A manager that is not there, or stops answering, is reported as
 absent with the reason; the watch keeps trying and picks it up when it comes back. The
 robot description (for the sliders' limits) is read from the manager's
-`robot_description` parameter, the `/robot_description` topic, or the file named by
+`robot_description` parameter, the `robot_description` topic in its namespace, or the file named by
 `robot_description_file` when that file is on this machine.
 """
 
@@ -23,6 +23,7 @@ from typing import Any
 import controller_manager_msgs.msg as cm_msg
 import controller_manager_msgs.srv as cm_srv
 from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
@@ -35,6 +36,7 @@ from py_controllers.dashboard.model import (
     loadable,
     try_joint_ranges,
 )
+from py_controllers.dashboard.names import controller_topic, in_namespace, managers_from_services
 from py_controllers.dashboard.ros_bridge import (
     CallFailedError,
     NotAvailableError,
@@ -46,6 +48,8 @@ LOG = logging.getLogger('py_controllers.dashboard')
 
 POLL_S = 1.0
 """Seconds between two looks at the manager when nothing says it changed."""
+DISCOVERY_S = 2.0
+"""Seconds between two looks for the managers on the domain."""
 
 
 @dataclass
@@ -104,20 +108,34 @@ class ManagerWatch:
 
     def __init__(self, bridge: RosBridge, manager: str) -> None:
         self.bridge = bridge
-        self.manager = manager.rstrip('/') or '/controller_manager'
         self.state = ManagerState()
+        self.managers: list[str] = []
+        """Every controller manager found on the domain (by its list_controllers service)."""
+        self.diagnostics = bridge.watch(DiagnosticArray, '/diagnostics')
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task | None = None
+        self._next_discovery = 0.0
+        self._bind(manager)
+
+    def _bind(self, manager: str) -> None:
+        """Watch `manager` (absolute name) from now on; everything known is forgotten."""
+        self.manager = manager.rstrip('/') or '/controller_manager'
+        version = self.state.version + 1
+        self.state = ManagerState(version=version)
         self.rate_history = Series(window_s=120.0)
         self.lateness_history = Series(window_s=120.0)
         self.execution_history = Series(window_s=120.0)
         self.controller_history: dict[str, Series] = {}
         """Mean update() time (us) of each controller over the manager's window."""
-        self._wake: asyncio.Event | None = None
-        self._task: asyncio.Task | None = None
         self._stats_missing = 0
-        self._description = bridge.watch(String, '/robot_description', qos=latched())
+        self._description = self.bridge.watch(
+            String, in_namespace(self.manager, 'robot_description'), qos=latched()
+        )
         self._description_seen = -1
-        self.diagnostics = bridge.watch(DiagnosticArray, '/diagnostics')
-        bridge.prepare(
+        self._activity = self.bridge.watch(
+            cm_msg.ControllerManagerActivity, self.service('activity'), qos=latched()
+        )
+        self.bridge.prepare(
             [
                 (cm_srv.ListControllers, self.service('list_controllers')),
                 (cm_srv.ListHardwareComponents, self.service('list_hardware_components')),
@@ -125,17 +143,28 @@ class ManagerWatch:
             ]
         )
 
+    def select(self, manager: str) -> None:
+        """Switch to another manager: every page rebinds to it (they watch `manager`)."""
+        if manager.rstrip('/') != self.manager:
+            self._bind(manager)
+            self.poke()
+
     def service(self, name: str) -> str:
         """Full name of the manager's service `name`."""
         return f'{self.manager}/{name}'
+
+    def topic(self, controller: str, name: str) -> str:
+        """`~/<name>` of `controller` of this manager (`/<ns>/<controller>/<name>`)."""
+        return controller_topic(self.manager, controller, name)
+
+    def in_namespace(self, name: str) -> str:
+        """`name` in this manager's namespace (`/<ns>/joint_states`)."""
+        return in_namespace(self.manager, name)
 
     # --- the polling task -----------------------------------------------------------
     def start(self) -> None:
         """Start polling on the running event loop."""
         self._wake = asyncio.Event()
-        self._activity = self.bridge.watch(
-            cm_msg.ControllerManagerActivity, self.service('activity'), qos=latched()
-        )
         self._task = asyncio.get_running_loop().create_task(self._run())
 
     def stop(self) -> None:
@@ -151,11 +180,15 @@ class ManagerWatch:
     async def _run(self) -> None:
         assert self._wake is not None
         loop = asyncio.get_running_loop()
-        next_poll, activity_seen = 0.0, 0
+        next_poll, activity_seen = 0.0, (None, 0)
         while True:
-            if self._activity.count != activity_seen:  # the manager says something changed
-                activity_seen = self._activity.count
+            activity = (self._activity, self._activity.count)
+            if activity != activity_seen:  # the manager says something changed
+                activity_seen = activity
                 self._wake.set()
+            if loop.time() >= self._next_discovery:
+                self._next_discovery = loop.time() + DISCOVERY_S
+                await self._discover()
             if self._wake.is_set() or loop.time() >= next_poll:
                 self._wake.clear()
                 try:
@@ -168,9 +201,20 @@ class ManagerWatch:
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), 0.1)
 
+    async def _discover(self) -> None:
+        """Every manager on the domain, as `ros2 control` finds them; the watched one too
+        (it may not be there yet)."""
+        try:
+            services = await self.bridge.run(self.bridge.node.get_service_names_and_types)
+        except Exception as exc:  # the node is going away
+            LOG.info('dashboard: cannot list the services: %s', exc)
+            return
+        self.managers = managers_from_services(services)
+
     # --- one look --------------------------------------------------------------------
     async def refresh(self) -> None:
-        """Ask the manager for everything once; update `state`."""
+        """Ask the manager for everything once; update `state` (the answers of a manager
+        switched away from meanwhile land in its state, which nobody reads any more)."""
         s = self.state
         try:
             res = await self.bridge.call(
@@ -202,6 +246,8 @@ class ManagerWatch:
         if came_back or names_changed:
             await self._read_declared()
         await self._read_description(force=came_back)
+        if came_back:
+            await self._follow_clock()
         await self._read_statistics()
 
     def _absent(self, reason: str) -> None:
@@ -245,6 +291,21 @@ class ManagerWatch:
     def _set_ranges(self, urdf: str) -> None:
         self.state.ranges, self.state.ranges_problem = try_joint_ranges(urdf)
         self.state.version += 1
+
+    async def _follow_clock(self) -> None:
+        """Take the manager's use_sim_time: with it, the dashboard's clock (cmd_vel
+        stamps) reads /clock as the robot does, or a diff drive refuses its commands as
+        stamped in the future."""
+        try:
+            values = await self.bridge.get_parameters(self.manager, ['use_sim_time'])
+        except (NotAvailableError, CallFailedError) as exc:
+            LOG.info('dashboard: cannot read use_sim_time: %s', exc)
+            return
+        sim = bool(values.get('use_sim_time'))
+        node = self.bridge.node
+        await self.bridge.run(
+            node.set_parameters, [Parameter('use_sim_time', Parameter.Type.BOOL, sim)]
+        )
 
     async def _read_statistics(self) -> None:
         """`~/get_statistics` (std_srvs/Trigger, JSON) is ours, not upstream's: a manager

@@ -6,6 +6,7 @@ render them. Everything here is deterministic and tested with worked numbers.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import math
 import secrets
@@ -156,6 +157,18 @@ def clamp(value: float, lower: float, upper: float) -> float:
     return min(max(value, lower), upper)
 
 
+def clamp_positions(positions: Sequence[float], ranges: Sequence[JointRange]) -> list[float]:
+    """Each position limited to its joint's range; raises ValueError for a non-finite one
+    (nothing is sent rather than a guess)."""
+    out = []
+    for value, rng in zip(positions, ranges, strict=True):
+        value = float(value)
+        if not math.isfinite(value):
+            raise ValueError(f'target {value} is not a number')
+        out.append(clamp(value, rng.lower, rng.upper))
+    return out
+
+
 DEFAULT_VELOCITY = 1.0
 """rad/s (or m/s) assumed for a joint whose URDF gives no velocity limit."""
 
@@ -212,6 +225,24 @@ def twist_from_pad(
     if norm > 1.0:
         x, y = x / norm, y / norm
     return y * max_linear + 0.0, -x * max_angular + 0.0  # + 0.0: no -0.0
+
+
+def limit_twist(
+    linear: float, angular: float, max_linear: float, max_angular: float
+) -> tuple[float, float]:
+    """(linear, angular) within +-max each; (0, 0) when either is not finite."""
+    if not (math.isfinite(linear) and math.isfinite(angular)):
+        return 0.0, 0.0
+    return clamp(linear, -max_linear, max_linear), clamp(angular, -max_angular, max_angular)
+
+
+def speed_limit(pad_max: float, controller_max: object) -> float:
+    """The steering limit: the pad's `pad_max`, narrowed to the controller's
+    `max_velocity` when it has a finite, positive one (NaN means unlimited upstream)."""
+    limited = isinstance(controller_max, (int, float)) and math.isfinite(controller_max)
+    if limited and controller_max > 0.0:
+        return min(pad_max, float(controller_max))
+    return pad_max
 
 
 class SteeringLease:
@@ -276,14 +307,30 @@ class SteeringLease:
 
 
 # --- access -------------------------------------------------------------------------
-def resolve_token(host: str, token: str | None) -> tuple[str | None, bool]:
-    """(token to require, generated?): a given token is always required; off loopback
-    without one, a random token is made (the caller prints it)."""
+def resolve_token(token: str | None, *, no_token: bool = False) -> tuple[str | None, bool]:
+    """(token to require, generated?): a given token is required; without one a random
+    token is made (the caller prints it), on loopback too, as Jupyter does: another user
+    of the machine reaches loopback as well. `no_token` turns the check off."""
     if token:
         return token, False
-    if host in LOOPBACK_HOSTS:
+    if no_token:
         return None, False
     return secrets.token_urlsafe(16), True
+
+
+def token_digest(token: str) -> str:
+    """What a session remembers of the token it was opened with."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def session_allowed(current_token: str | None, remembered_digest: str | None) -> bool:
+    """May a session act? Yes without a token; else only when the digest it remembers is
+    that of the dashboard's token now (a session opened before a change is refused)."""
+    if current_token is None:
+        return True
+    return remembered_digest is not None and token_ok(
+        token_digest(current_token), remembered_digest
+    )
 
 
 def token_ok(expected: str | None, given: str | None) -> bool:

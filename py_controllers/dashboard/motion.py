@@ -16,7 +16,15 @@ from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import TwistStamped
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from py_controllers.dashboard.model import SteeringLease, trajectory_result_text
+from py_controllers.dashboard.model import (
+    DEFAULT_RANGE,
+    JointRange,
+    SteeringLease,
+    clamp_positions,
+    limit_twist,
+    trajectory_result_text,
+)
+from py_controllers.dashboard.names import controller_topic
 from py_controllers.dashboard.ros_bridge import Goal, RosBridge
 from py_controllers.ros_conversions import set_duration
 
@@ -27,9 +35,15 @@ LEASE_S = 0.3
 """A pad that has not been heard of for this long stops its robot."""
 
 
-def cmd_vel_topic(controller: str) -> str:
-    """The diff drive's velocity command topic."""
-    return f'/{controller.strip("/")}/cmd_vel'
+PAD_MAX_LINEAR = 2.0
+"""m/s: the most a pad's speed slider offers (and the server accepts)."""
+PAD_MAX_ANGULAR = 4.0
+"""rad/s: likewise for turning."""
+
+
+def cmd_vel_topic(manager: str, controller: str) -> str:
+    """The diff drive's velocity command topic (`/<ns>/<controller>/cmd_vel`)."""
+    return controller_topic(manager, controller, 'cmd_vel')
 
 
 class Steering:
@@ -39,6 +53,9 @@ class Steering:
         self.bridge = bridge
         self.lease_s = lease_s
         self.leases: dict[str, SteeringLease] = {}
+        self.limits: dict[str, tuple[float, float]] = {}
+        """topic -> (max linear, max angular): the pad's range, narrowed to the
+        controller's own limits once they are read."""
         self.sent = 0
         bridge.timer(PUBLISH_PERIOD_S, self._publish_all)
 
@@ -49,8 +66,15 @@ class Steering:
             self.bridge.in_ros(self.bridge.publisher, TwistStamped, topic)
         return self.leases[topic]
 
+    def set_limits(self, topic: str, max_linear: float, max_angular: float) -> None:
+        """The largest speeds accepted for `topic` (m/s, rad/s)."""
+        self.limits[topic] = (max_linear, max_angular)
+
     def command(self, topic: str, owner: str, linear: float, angular: float) -> None:
-        """Steer on `topic` (renews the lease)."""
+        """Steer on `topic` (renews the lease); speeds beyond its limits are clamped to
+        them here, whatever the page asked for; a non-finite one stops."""
+        max_linear, max_angular = self.limits.get(topic, (PAD_MAX_LINEAR, PAD_MAX_ANGULAR))
+        linear, angular = limit_twist(linear, angular, max_linear, max_angular)
         self.lease(topic).command(owner, linear, angular, time.monotonic())
 
     def release(self, topic: str, owner: str | None = None) -> None:
@@ -78,15 +102,16 @@ class Steering:
         if command is None:
             return
         msg = TwistStamped()
+        # the node follows the manager's use_sim_time (ManagerWatch): /clock time then
         msg.header.stamp = self.bridge.node.get_clock().now().to_msg()
         msg.twist.linear.x, msg.twist.angular.z = command
         self.bridge.publisher(TwistStamped, topic).publish(msg)
         self.sent += 1
 
 
-def follow_joint_trajectory_action(controller: str) -> str:
-    """The JTC's action name."""
-    return f'/{controller.strip("/")}/follow_joint_trajectory'
+def follow_joint_trajectory_action(manager: str, controller: str) -> str:
+    """The JTC's action name (`/<ns>/<controller>/follow_joint_trajectory`)."""
+    return controller_topic(manager, controller, 'follow_joint_trajectory')
 
 
 def trajectory_goal(
@@ -105,17 +130,19 @@ def trajectory_goal(
 
 async def send_trajectory(
     bridge: RosBridge,
-    controller: str,
+    action: str,
     joints: Sequence[str],
     positions: Sequence[float],
     duration_s: float,
+    ranges: dict[str, JointRange],
 ) -> Goal:
-    """Send a one-point goal to `controller`; returns the accepted goal (raises
-    NotAvailableError or CallFailedError)."""
-    goal = trajectory_goal(joints, positions, duration_s)
-    return await bridge.send_goal(
-        FollowJointTrajectory, follow_joint_trajectory_action(controller), goal
-    )
+    """Send a one-point goal to the action server `action`, each position clamped to its
+    joint's range (the URDF limits; +-pi without them) whatever the page sent; returns the
+    accepted goal (raises ValueError for a non-finite position, NotAvailableError or
+    CallFailedError)."""
+    limited = clamp_positions(positions, [ranges.get(j, DEFAULT_RANGE) for j in joints])
+    goal = trajectory_goal(joints, limited, duration_s)
+    return await bridge.send_goal(FollowJointTrajectory, action, goal)
 
 
 async def result_text(goal: Goal) -> str:

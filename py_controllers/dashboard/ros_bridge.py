@@ -25,6 +25,7 @@ import rclpy
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.action import ActionClient
+from rclpy.clock import Clock, ClockType
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -241,8 +242,10 @@ class RosBridge:
         self.in_ros(lambda: self.publisher(msg_type, topic, qos).publish(msg))
 
     def timer(self, period_s: float, callback: Callable[[], None]) -> None:
-        """A timer on the ROS thread."""
-        self.in_ros(self.node.create_timer, period_s, callback)
+        """A timer on the ROS thread, on the steady clock: it keeps its pace when the node
+        follows a simulation's /clock (paused, or slower than real time)."""
+        steady = Clock(clock_type=ClockType.STEADY_TIME)
+        self.in_ros(lambda: self.node.create_timer(period_s, callback, clock=steady))
 
     # --- actions -----------------------------------------------------------------------
     def _action(self, action_type: Any, name: str) -> Any:

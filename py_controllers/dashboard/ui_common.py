@@ -1,15 +1,14 @@
 """What every page shares: access control, the header, the manager banner, and actions
 that never show a traceback.
 
-Access: when the dashboard runs with a token, a page opened with `?token=<token>` stores
-a digest of it in the browser's signed session cookie (signed with a secret made at each
-start); a page without a valid token or cookie shows only a refusal. Every action checks
-the token again before it does anything.
+Access: when the dashboard runs with a token (the default), a page opened with
+`?token=<token>` stores a digest of it in the browser's signed session cookie (signed with
+a secret made at each start); a page without a valid token or cookie shows only a refusal.
+Every action checks the session's digest against the dashboard's token at that moment.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -19,7 +18,7 @@ from nicegui import app, ui
 
 from py_controllers.dashboard.commands import RefusedError
 from py_controllers.dashboard.manager_watch import ManagerWatch
-from py_controllers.dashboard.model import token_ok
+from py_controllers.dashboard.model import session_allowed, token_digest, token_ok
 from py_controllers.dashboard.motion import Steering
 from py_controllers.dashboard.ros_bridge import CallFailedError, NotAvailableError, RosBridge
 
@@ -53,10 +52,6 @@ class Dashboard:
         return self.watch.manager
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class Session:
     """One open page: its client, whether it may act, and where answers are shown."""
 
@@ -68,11 +63,8 @@ class Session:
         self.answer: Any = None
 
     def allowed(self) -> bool:
-        """Check the token again (it is the same for the page's whole life)."""
-        expected = self.dash.token
-        if expected is None:
-            return True
-        return self._token_digest is not None and token_ok(_digest(expected), self._token_digest)
+        """Check the session's token against the dashboard's token now."""
+        return session_allowed(self.dash.token, self._token_digest)
 
     def show_answer(self, text: str, ok: bool) -> None:
         """Put a service answer (or error) in the page's answer line."""
@@ -130,6 +122,8 @@ def open_page(dash: Dashboard, path: str, token: str | None) -> Session | None:
             link.props(f'data-testid=nav-{target.strip("/") or "controllers"}')
             if target == path:
                 link.classes('text-weight-bold underline')
+        ui.space()
+        manager_selector(dash, session)
     status = ui.label().classes('text-body2').props('data-testid=manager-status')
 
     def show_status() -> None:
@@ -152,12 +146,43 @@ def open_page(dash: Dashboard, path: str, token: str | None) -> Session | None:
     return session
 
 
+def manager_selector(dash: Dashboard, session: Session) -> None:
+    """The managers found on the domain; choosing one rebinds every page to it."""
+    watch = dash.watch
+
+    def options() -> list[str]:
+        return sorted({*watch.managers, watch.manager})
+
+    select = (
+        ui.select(options(), value=watch.manager, label='controller manager')
+        .props('dense dark options-dense data-testid=manager-select')
+        .classes('w-64')
+    )
+
+    def chosen(e: Any) -> None:
+        if e.value == watch.manager or e.value is None:
+            return
+        if e.value not in options() or not session.allowed():
+            select.set_value(watch.manager)
+            return
+        watch.select(str(e.value))
+
+    def follow() -> None:
+        if list(select.options) != options():
+            select.set_options(options(), value=watch.manager)
+        elif select.value != watch.manager:
+            select.set_value(watch.manager)
+
+    select.on_value_change(chosen)
+    ui.timer(1.0, follow)
+
+
 def _authorize(dash: Dashboard, token: str | None) -> str | None:
     """Digest of a valid token from the query (then remembered in the session cookie) or
     from the cookie; None when there is none."""
     if dash.token is None:
         return None
-    expected = _digest(dash.token)
+    expected = token_digest(dash.token)
     if token is not None:
         if not token_ok(dash.token, token):
             return None

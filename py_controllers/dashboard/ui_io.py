@@ -49,9 +49,9 @@ def gpio_command(interface: str, value: float) -> DynamicInterfaceGroupValues:
 
 def gpio_card(dash: Dashboard, session: Session, c: ControllerInfo) -> None:
     """Outputs (a value and a set button each) and the current states."""
-    states = dash.bridge.watch(DynamicInterfaceGroupValues, f'/{c.name}/gpio_states')
+    states = dash.bridge.watch(DynamicInterfaceGroupValues, dash.watch.topic(c.name, 'gpio_states'))
     outputs = list(c.claimed_interfaces or c.required_command_interfaces)
-    topic = f'/{c.name}/commands'
+    topic = dash.watch.topic(c.name, 'commands')
     with ui.card().classes('w-full q-pa-sm').props(f'data-testid=gpio-{c.name}'):
         with ui.row().classes('items-center'):
             ui.label(c.name).classes('text-subtitle1 text-weight-bold')
@@ -124,10 +124,11 @@ def _wrench_text(m: WrenchStamped) -> str:
 def reading_card(
     dash: Dashboard, c: ControllerInfo, kind: str, msg_type: Any, text_of: Callable[[Any], str]
 ) -> None:
-    """A broadcaster's latest message on `/<controller>/<kind>`, as `text_of` writes it."""
-    topic = dash.bridge.watch(msg_type, f'/{c.name}/{kind}')
+    """A broadcaster's latest message on `/<ns>/<controller>/<kind>`, as `text_of` writes it."""
+    name = dash.watch.topic(c.name, kind)
+    topic = dash.bridge.watch(msg_type, name)
     with ui.card().classes('q-pa-sm').props(f'data-testid={kind}-{c.name}'):
-        ui.label(f'{c.name} (/{c.name}/{kind})').classes('text-subtitle1 text-weight-bold')
+        ui.label(f'{c.name} ({name})').classes('text-subtitle1 text-weight-bold')
         text = ui.label().classes('text-body2 whitespace-pre-line font-mono')
 
     def show() -> None:
@@ -154,7 +155,7 @@ def build(dash: Dashboard, session: Session) -> None:
 
     def key() -> tuple:
         types = (GPIO_TYPE, IMU_TYPE, WRENCH_TYPE)
-        return tuple(
+        return dash.manager, tuple(
             (c.name, c.type, c.state, c.claimed_interfaces, c.required_command_interfaces)
             for c in dash.watch.state.controllers
             if c.type in types

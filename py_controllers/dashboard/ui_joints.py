@@ -1,5 +1,5 @@
 """The joint states page: live position, velocity and effort of the chosen joints, from
-/joint_states."""
+the manager's `joint_states` (`/<ns>/joint_states`)."""
 
 from __future__ import annotations
 
@@ -10,17 +10,22 @@ from typing import Any
 from nicegui import ui
 from sensor_msgs.msg import JointState
 
-from py_controllers.dashboard.ros_bridge import Latest, RosBridge
+from py_controllers.dashboard.manager_watch import ManagerWatch
+from py_controllers.dashboard.ros_bridge import Latest
 from py_controllers.dashboard.ui_common import Dashboard, Session, fmt, line_chart, set_series
 
 WINDOW_S = 20.0
 SAMPLE_S = 0.05
 
 
-def joint_states(bridge: RosBridge) -> Latest:
-    """/joint_states with 20 s of history at 20 Hz (shared by every page)."""
-    return bridge.watch(
-        JointState, '/joint_states', keep=int(WINDOW_S / SAMPLE_S), min_interval_s=SAMPLE_S
+def joint_states(watch: ManagerWatch) -> Latest:
+    """The watched manager's joint_states with 20 s of history at 20 Hz (shared by every
+    page)."""
+    return watch.bridge.watch(
+        JointState,
+        watch.in_namespace('joint_states'),
+        keep=int(WINDOW_S / SAMPLE_S),
+        min_interval_s=SAMPLE_S,
     )
 
 
@@ -44,7 +49,7 @@ def _series(history: list[tuple[float, Any]], joints: list[str], field: str, now
 
 def build(dash: Dashboard, session: Session) -> None:
     """The page body."""
-    states = joint_states(dash.bridge)
+    states = joint_states(dash.watch)
     chosen: dict[str, list[str]] = {'joints': []}
     with ui.row().classes('items-center w-full'):
         select = (

@@ -1,5 +1,7 @@
 """Steering pads (rqt_robot_steering): one per diff drive controller, TwistStamped on
-`/<controller>/cmd_vel` while the pad is held and its switch is on.
+`/<ns>/<controller>/cmd_vel` while the pad is held and its switch is on. The speed
+sliders stop at the controller's own `linear.x.max_velocity` and `angular.z.max_velocity`,
+and the server clamps every command to them (`motion.Steering.command`).
 
 The browser reports the pad's position ten times a second while a pointer holds it
 (`steer` events) and says when it lets go (`steer_end`, also on blur and when the tab is
@@ -12,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from nicegui import ui
+from nicegui import background_tasks, ui
 
-from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, twist_from_pad
-from py_controllers.dashboard.motion import cmd_vel_topic
+from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, speed_limit, twist_from_pad
+from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR, cmd_vel_topic
+from py_controllers.dashboard.names import controller_node
+from py_controllers.dashboard.ros_bridge import CallFailedError, NotAvailableError
 from py_controllers.dashboard.ui_common import Dashboard, Session, fmt, state_color
 
 PAD_SCRIPT = """
@@ -78,7 +82,8 @@ class SteeringPad:
         self.dash = dash
         self.session = session
         self.name = name
-        self.topic = cmd_vel_topic(name)
+        self.topic = cmd_vel_topic(dash.manager, name)
+        self.node = controller_node(dash.manager, name)
         self.limits = {'linear': 0.5, 'angular': 1.0}
         with ui.card().classes('q-pa-sm').props(f'data-testid=steer-{name}'):
             with ui.row().classes('items-center'):
@@ -108,14 +113,33 @@ class SteeringPad:
                     ui.label().bind_text_from(
                         self.limits, 'linear', lambda v: f'max linear {v:.2f} m/s'
                     )
-                    ui.slider(min=0.05, max=2.0, step=0.05).bind_value(self.limits, 'linear')
+                    self.linear = ui.slider(min=0.05, max=PAD_MAX_LINEAR, step=0.05)
+                    self.linear.bind_value(self.limits, 'linear')
                     ui.label().bind_text_from(
                         self.limits, 'angular', lambda v: f'max angular {v:.1f} rad/s'
                     )
-                    ui.slider(min=0.1, max=4.0, step=0.1).bind_value(self.limits, 'angular')
+                    self.angular = ui.slider(min=0.1, max=PAD_MAX_ANGULAR, step=0.1)
+                    self.angular.bind_value(self.limits, 'angular')
                     self.sending = ui.label('stopped').props(f'data-testid=steer-sending-{name}')
             self._show_enabled(False)
         ui.timer(0.2, self._show_sending)
+        background_tasks.create(self._read_limits())
+
+    async def _read_limits(self) -> None:
+        """The controller's velocity limits narrow the sliders and the server's clamp."""
+        keys = ['linear.x.max_velocity', 'angular.z.max_velocity']
+        try:
+            values = await self.dash.bridge.get_parameters(self.node, keys)
+        except (NotAvailableError, CallFailedError):
+            return  # the pad's own range stays the limit
+        linear = speed_limit(PAD_MAX_LINEAR, values.get(keys[0]))
+        angular = speed_limit(PAD_MAX_ANGULAR, values.get(keys[1]))
+        self.dash.steering.set_limits(self.topic, linear, angular)
+        for slider, top in ((self.linear, linear), (self.angular, angular)):
+            slider.props['max'] = top
+            slider.update()
+        self.limits['linear'] = min(self.limits['linear'], linear)
+        self.limits['angular'] = min(self.limits['angular'], angular)
 
     def _show_enabled(self, on: bool) -> None:
         if on:
@@ -135,9 +159,11 @@ class SteeringPad:
         """A `steer` event for this pad."""
         if not self.enable.value or not self.session.allowed():
             return
-        linear, angular = twist_from_pad(
-            x, y, float(self.limits['linear']), float(self.limits['angular'])
-        )
+        try:
+            max_linear, max_angular = float(self.limits['linear']), float(self.limits['angular'])
+        except (TypeError, ValueError):
+            max_linear = max_angular = 0.0
+        linear, angular = twist_from_pad(x, y, max_linear, max_angular)
         self.dash.steering.command(self.topic, self.session.id, linear, angular)
 
     def let_go(self) -> None:
@@ -181,7 +207,8 @@ def build(dash: Dashboard, session: Session) -> None:
     session.client.on_delete(lambda: dash.steering.release_owner(session.id))
 
     def key() -> tuple:
-        return tuple((c.name, c.state) for c in dash.watch.of_type(DIFF_DRIVE_TYPE))
+        drives = tuple((c.name, c.state) for c in dash.watch.of_type(DIFF_DRIVE_TYPE))
+        return dash.manager, drives
 
     @ui.refreshable
     def listing() -> None:

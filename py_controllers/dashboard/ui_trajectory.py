@@ -18,6 +18,7 @@ from py_controllers.dashboard.model import (
     JTC_TYPE,
     ControllerInfo,
     clamp,
+    clamp_positions,
     joints_of,
     trajectory_duration_s,
 )
@@ -34,14 +35,13 @@ class TrajectoryPanel:
         self.session = session
         self.name = controller.name
         self.joints = joints_of(controller)
-        self.states = joint_states(dash.bridge)
+        self.states = joint_states(dash.watch)
+        self.action = motion.follow_joint_trajectory_action(dash.manager, self.name)
         self.goal: Goal | None = None
         self.goals_sent = 0
-        ranges = dash.watch.state.ranges
-        self.ranges = [ranges.get(j, DEFAULT_RANGE) for j in self.joints]
-        dash.bridge.prepare_action(
-            motion.FollowJointTrajectory, motion.follow_joint_trajectory_action(self.name)
-        )
+        self.range_of = dash.watch.state.ranges
+        self.ranges = [self.range_of.get(j, DEFAULT_RANGE) for j in self.joints]
+        dash.bridge.prepare_action(motion.FollowJointTrajectory, self.action)
         self.sliders: list[Any] = []
         self.targets: list[Any] = []
         self.actuals: list[Any] = []
@@ -132,7 +132,11 @@ class TrajectoryPanel:
         for slider in self.sliders:  # the released one's value comes with the event
             if slider is e.sender and isinstance(e.args, (int, float)):
                 slider.value = float(e.args)
-        target = [float(s.value) for s in self.sliders]
+        try:  # the page's values are limited again where the goal is made
+            target = clamp_positions([float(s.value) for s in self.sliders], self.ranges)
+        except (TypeError, ValueError) as exc:
+            self.result.set_text(f'no goal sent: {exc}')
+            return
         positions = latest_positions(self.states)
         current = [positions.get(j, t) for j, t in zip(self.joints, target)]
         duration = trajectory_duration_s(
@@ -143,7 +147,7 @@ class TrajectoryPanel:
 
         async def send() -> str:
             self.goal = await motion.send_trajectory(
-                self.dash.bridge, self.name, self.joints, target, duration
+                self.dash.bridge, self.action, self.joints, target, duration, self.range_of
             )
             background_tasks.create(self._await_result(self.goal, number))
             return f'goal {number} accepted: {duration:.2f} s to {[round(t, 3) for t in target]}'
@@ -177,7 +181,8 @@ def build(dash: Dashboard, session: Session) -> None:
     def key() -> tuple:
         s = dash.watch.state
         jtcs = dash.watch.of_type(JTC_TYPE)
-        return tuple((c.name, c.state, tuple(joints_of(c))) for c in jtcs), id(s.ranges)
+        panels_key = tuple((c.name, c.state, tuple(joints_of(c))) for c in jtcs)
+        return dash.manager, panels_key, id(s.ranges)
 
     @ui.refreshable
     def panels() -> None:

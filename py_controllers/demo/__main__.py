@@ -322,7 +322,8 @@ def main(argv: list[str] | None = None) -> int:
 
             dashboard = stack.enter_context(DashboardProcess(port=args.dashboard))
             print_summary(demo.results)
-            print(f'\n   the robot stays up for the dashboard at {dashboard.url}/: Ctrl-C ends')
+            address = dashboard.address()
+            print(f'\n   the robot stays up for the dashboard at {address}: Ctrl-C ends')
             with contextlib.suppress(KeyboardInterrupt):
                 signal.pause()
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let cleanup finish

@@ -12,23 +12,17 @@ import urllib.request
 
 import pytest
 import yaml
+from browser_rig import WAIT_MS, number, wait_for_number
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from sensor_msgs.msg import JointState
 
-from py_controllers.dashboard.browser import DashboardProcess, chromium_path, launch_chromium
+from py_controllers.dashboard.browser import DashboardProcess
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
-
-pytestmark = pytest.mark.skipif(
-    chromium_path() is None,
-    reason='no Chromium at /usr/bin/chromium: scripts/setup_browser.sh installs it',
-)
 
 SPAWNED = ('joint_state_broadcaster', 'arm_controller', 'diff_drive_controller')
 DRIVE = 'diff_drive_controller'
-WAIT_MS = 30_000  # a guard for slow machines, never a duration anything depends on
-expect.set_options(timeout=WAIT_MS)
 
 
 @pytest.fixture(scope='module')
@@ -60,45 +54,12 @@ def dashboard(manager):
         assert 'Traceback' not in dash.output(), dash.output()
 
 
-@pytest.fixture(scope='module')
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={'width': 1280, 'height': 900})
-    context.set_default_timeout(WAIT_MS)
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-def number(locator) -> float:
-    """The number a label shows."""
-    return float(locator.inner_text().strip())
-
-
-def wait_for_number(page, test_id: str, value: float, tolerance: float) -> None:
-    """Wait until the label `test_id` shows `value` within `tolerance`."""
-    page.wait_for_function(
-        """([id, value, tolerance]) => {
-            const e = document.querySelector(`[data-testid="${id}"]`);
-            return e !== null && Math.abs(parseFloat(e.innerText) - value) < tolerance;
-        }""",
-        arg=[test_id, value, tolerance],
-    )
-
-
 def test_load_configure_activate_by_clicking(dashboard, page, ros):
     cm = ros.manager()
     name = 'gpio_command_controller'
     assert name not in {c.name for c in cm.list_controllers()}
     try:
-        page.goto(f'{dashboard.url}/')
+        page.goto(dashboard.address('/'))
         expect(page.get_by_test_id('manager-status')).to_contain_text('connected')
         page.get_by_test_id('load-name').click()
         page.get_by_role('option', name=name).click()
@@ -138,7 +99,7 @@ def test_trajectory_slider_moves_the_joint(dashboard, page, ros):
         return dict(zip(msg.name, msg.position))['joint1']
 
     start = position()
-    page.goto(f'{dashboard.url}/trajectory')
+    page.goto(dashboard.address('/trajectory'))
     slider = page.get_by_test_id('slider-arm_controller-joint1')
     result = page.get_by_test_id('result-arm_controller')
     expect(slider).to_have_attribute('aria-disabled', 'true')  # nothing moves before enabling
@@ -178,7 +139,7 @@ def test_steering_pad_drives_and_stops(dashboard, browser, page, ros):
         assert ros.spin_for_messages(odom, count)
         return len(commands) == sent
 
-    page.goto(f'{dashboard.url}/steering')
+    page.goto(dashboard.address('/steering'))
     sending = page.get_by_test_id(f'steer-sending-{DRIVE}')
     hold(page, 0.8)  # not enabled: the pad does nothing
     page.mouse.up()
@@ -218,7 +179,7 @@ def test_hardware_state_set_by_clicking_and_the_loop_page(dashboard, page, ros):
 
     assert gripper_state() == 'active'
     try:
-        page.goto(f'{dashboard.url}/hardware')
+        page.goto(dashboard.address('/hardware'))
         expect(page.get_by_test_id('hw-state-Gripper')).to_have_text('active')
         page.get_by_test_id('hw-inactive-Gripper').click()
         expect(page.get_by_test_id('hw-state-Gripper')).to_have_text('inactive')
@@ -275,7 +236,7 @@ def test_manager_absent_then_back_then_gone(browser, tmp_path):
         context.set_default_timeout(WAIT_MS)
         page = context.new_page()
         try:
-            page.goto(f'{dash.url}/')
+            page.goto(dash.address('/'))
             status = page.get_by_test_id('manager-status')
             expect(status).to_contain_text('not available')
             expect(status).to_contain_text("no controller manager at '/late/controller_manager'")

@@ -51,7 +51,7 @@ def test_demo_with_dashboard_keeps_the_robot_up_until_ctrl_c(tmp_path):
             lines.append(line)
             if 'Ctrl-C ends' in line:
                 break
-        url = re.search(r'(http://127\.0\.0\.1:\d+/)', lines[-1])
+        url = re.search(r'(http://127\.0\.0\.1:\d+/\?token=[\w-]+)', lines[-1])
         assert url, ''.join(lines[-40:])
         with urllib.request.urlopen(url.group(1), timeout=30) as page:
             assert page.status == 200

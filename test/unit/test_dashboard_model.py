@@ -80,10 +80,10 @@ def test_steering_lease_sends_zero_once_after_release_or_expiry():
 
 
 def test_tokens():
-    assert resolve_token('127.0.0.1', None) == (None, False)
-    assert resolve_token('127.0.0.1', 'abc') == ('abc', False)  # given: required anyway
-    token, generated = resolve_token('0.0.0.0', None)
+    assert resolve_token('abc') == ('abc', False)  # given: required
+    token, generated = resolve_token(None)  # on by default, loopback or not
     assert generated and token and len(token) >= 16
+    assert resolve_token(None, no_token=True) == (None, False)
     assert token_ok(None, None) and token_ok(None, 'anything')
     assert token_ok('abc', 'abc')
     assert not token_ok('abc', 'abd') and not token_ok('abc', None) and not token_ok('abc', '')

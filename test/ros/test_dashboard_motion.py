@@ -1,0 +1,128 @@
+"""What the dashboard's server side sends, whatever a page asks for (issue #31 item 3):
+steering speeds clamped to the controller's limits, trajectory goals clamped to the URDF
+limits, and cmd_vel stamped with the robot's clock when it runs on simulated time.
+
+Real rclpy on both sides: the dashboard's RosBridge (its own context and thread) and a
+test harness that subscribes, serves the action, and publishes /clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import math
+
+import pytest
+from control_msgs.action import FollowJointTrajectory
+from geometry_msgs.msg import TwistStamped
+from rclpy.action import ActionServer
+from rosgraph_msgs.msg import Clock
+
+from py_controllers.dashboard import motion
+from py_controllers.dashboard.manager_watch import ManagerWatch
+from py_controllers.dashboard.model import JointRange
+from py_controllers.dashboard.ros_bridge import NotAvailableError, RosBridge
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness
+
+
+@pytest.fixture
+def ros():
+    with RosHarness('dashboard_motion_test') as harness:
+        yield harness
+
+
+@pytest.fixture
+def bridge():
+    b = RosBridge(node_name='dashboard_motion_bridge')
+    b.start()
+    yield b
+    b.close()
+
+
+def steer_until_sent(ros, steering, topic, linear, angular, got) -> TwistStamped:
+    """Command (renewing the lease) until a message arrives; the newest one."""
+    before = len(got)
+
+    def sent() -> bool:
+        steering.command(topic, 'page-1', linear, angular)
+        return len(got) > before
+
+    assert ros.spin_until(sent)
+    return got[-1]
+
+
+def test_steering_is_clamped_to_the_controllers_limits(ros, bridge):
+    steering = motion.Steering(bridge)
+    topic = motion.cmd_vel_topic('/r9/controller_manager', 'base')
+    got = ros.subscribe(TwistStamped, '/r9/base/cmd_vel')
+    # the pad's own range before the controller's limits are known
+    msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
+    assert (msg.twist.linear.x, msg.twist.angular.z) == (2.0, -4.0)
+    steering.set_limits(topic, 1.0, 3.0)  # the diffbot's linear.x / angular.z max_velocity
+    msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
+    assert (msg.twist.linear.x, msg.twist.angular.z) == (1.0, -3.0)
+    msg = steer_until_sent(ros, steering, topic, -0.25, 0.5, got)  # within: unchanged
+    assert (msg.twist.linear.x, msg.twist.angular.z) == (-0.25, 0.5)
+    msg = steer_until_sent(ros, steering, topic, math.nan, 0.5, got)  # not a number: stop
+    assert (msg.twist.linear.x, msg.twist.angular.z) == (0.0, 0.0)
+
+
+def test_trajectory_goal_is_clamped_to_the_urdf_limits(ros, bridge):
+    goals: list = []
+
+    def execute(handle):
+        goals.append(list(handle.request.trajectory.points[0].positions))
+        handle.succeed()
+        return FollowJointTrajectory.Result()
+
+    ActionServer(ros.node, FollowJointTrajectory, '/r9/arm/follow_joint_trajectory', execute)
+    action = motion.follow_joint_trajectory_action('/r9/controller_manager', 'arm')
+    ranges = {'joint1': JointRange(-3.1, 3.1, 1.0), 'joint2': JointRange(-1.0, 2.0, None)}
+    bridge.prepare_action(FollowJointTrajectory, action)
+
+    async def send():
+        while True:  # until the server is discovered
+            try:
+                goal = await motion.send_trajectory(
+                    bridge, action, ['joint1', 'joint2'], [10.0, -7.5], 1.0, ranges
+                )
+                return await goal.result()
+            except NotAvailableError:
+                await asyncio.sleep(0.05)
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        done = pool.submit(asyncio.run, send())
+        assert ros.spin_until(done.done, 30.0)
+        status, _ = done.result()
+    assert goals == [[3.1, -1.0]]
+    assert status == 4  # succeeded
+
+
+def test_cmd_vel_is_stamped_with_the_robots_sim_time(ros, bridge):
+    clock = ros.node.create_publisher(Clock, '/clock', 10)
+    sim_now = Clock()
+    sim_now.clock.sec, sim_now.clock.nanosec = 1234, 500_000_000
+    with ManagerProcess(
+        [CONFIG / 'minimal_controllers.yaml'],
+        CONFIG / 'minimal_robot.urdf',
+        params={'use_sim_time': 'true'},
+        ros_args=['-r', '__ns:=/simbot'],
+    ) as manager:
+        watch = ManagerWatch(bridge, '/simbot/controller_manager')
+
+        def refreshed() -> bool:
+            asyncio.run(watch.refresh())
+            return watch.state.available
+
+        assert ros.spin_until(refreshed, 30.0), (watch.state.reason, manager.output())
+
+        def following() -> bool:
+            clock.publish(sim_now)
+            return bridge.node.get_clock().now().nanoseconds == 1_234_500_000_000
+
+        assert ros.spin_until(following), bridge.node.get_clock().now()
+        steering = motion.Steering(bridge)
+        topic = motion.cmd_vel_topic(watch.manager, 'base')
+        got = ros.subscribe(TwistStamped, '/simbot/base/cmd_vel')
+        msg = steer_until_sent(ros, steering, topic, 0.2, 0.0, got)
+        assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (1234, 500_000_000)

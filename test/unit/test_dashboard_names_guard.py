@@ -1,0 +1,99 @@
+"""The dashboard's name resolution for namespaced managers, its web gate, and the
+server-side limits on what a page asks for."""
+
+import math
+
+import pytest
+
+from py_controllers.dashboard.guard import host_name, refusal, same_origin
+from py_controllers.dashboard.model import (
+    JointRange,
+    clamp_positions,
+    limit_twist,
+    session_allowed,
+    speed_limit,
+    token_digest,
+)
+from py_controllers.dashboard.motion import cmd_vel_topic, follow_joint_trajectory_action
+from py_controllers.dashboard.names import (
+    LIST_CONTROLLERS_TYPE,
+    controller_node,
+    in_namespace,
+    managers_from_services,
+    namespace_of,
+)
+
+LOOPBACK = ('127.0.0.1', 'localhost', '::1')
+
+
+def test_names_follow_the_managers_namespace():
+    assert namespace_of('/controller_manager') == ''
+    assert namespace_of('/r1/controller_manager') == '/r1'
+    assert namespace_of('/fleet/r2/cm') == '/fleet/r2'
+    assert cmd_vel_topic('/controller_manager', 'diff_drive_controller') == (
+        '/diff_drive_controller/cmd_vel'
+    )
+    assert cmd_vel_topic('/r1/controller_manager', 'base') == '/r1/base/cmd_vel'
+    assert follow_joint_trajectory_action('/r2/controller_manager', 'arm') == (
+        '/r2/arm/follow_joint_trajectory'
+    )
+    assert in_namespace('/r1/controller_manager', 'joint_states') == '/r1/joint_states'
+    assert in_namespace('/controller_manager', 'robot_description') == '/robot_description'
+    assert controller_node('/r1/controller_manager', 'gpio') == '/r1/gpio'
+
+
+def test_managers_are_the_nodes_offering_list_controllers():
+    services = [
+        ('/r1/controller_manager/list_controllers', [LIST_CONTROLLERS_TYPE]),
+        ('/r2/cm/list_controllers', [LIST_CONTROLLERS_TYPE]),
+        ('/r1/controller_manager/switch_controller', ['controller_manager_msgs/srv/Switch']),
+        ('/impostor/list_controllers', ['std_srvs/srv/Trigger']),  # the name alone is not enough
+        ('/list_controllers', [LIST_CONTROLLERS_TYPE]),
+    ]
+    assert managers_from_services(services) == ['/r1/controller_manager', '/r2/cm']
+
+
+def test_host_header_parsing_keeps_ipv6_addresses():
+    assert host_name('[::1]:8080') == '::1'
+    assert host_name('[::1]') == '::1'
+    assert host_name('127.0.0.1:8080') == '127.0.0.1'
+    assert host_name('LocalHost') == 'localhost'
+    assert refusal('[::1]:8080', None, LOOPBACK) is None
+    assert refusal('[::1]:8080', 'http://[::1]:8080', LOOPBACK) is None
+    assert refusal('attacker.example:8080', None, LOOPBACK) == (400, 'Invalid host header')
+    assert refusal('attacker.example', None, None) is None  # beyond loopback: the token guards
+
+
+def test_cross_origin_is_refused():
+    assert same_origin('http://127.0.0.1:8080', '127.0.0.1:8080')
+    assert not same_origin('http://127.0.0.1:8081', '127.0.0.1:8080')
+    assert not same_origin('http://evil.example', '127.0.0.1:8080')
+    assert not same_origin('null', '127.0.0.1:8080')
+    assert refusal('127.0.0.1:8080', 'http://evil.example', LOOPBACK)[0] == 403
+
+
+def test_goals_are_clamped_to_the_joint_ranges():
+    ranges = [JointRange(-3.1, 3.1, 1.0), JointRange(-1.0, 2.0, None)]
+    assert clamp_positions([10.0, -5.0], ranges) == [3.1, -1.0]
+    assert clamp_positions([0.5, 1.5], ranges) == [0.5, 1.5]
+    with pytest.raises(ValueError):
+        clamp_positions([math.nan, 0.0], ranges)
+
+
+def test_steering_speeds_are_limited():
+    assert limit_twist(100.0, -100.0, 1.0, 3.0) == (1.0, -3.0)
+    assert limit_twist(0.4, 0.2, 1.0, 3.0) == (0.4, 0.2)
+    assert limit_twist(math.inf, 0.2, 1.0, 3.0) == (0.0, 0.0)
+    assert speed_limit(2.0, 1.0) == 1.0  # the diffbot's linear.x.max_velocity
+    assert speed_limit(4.0, 3.0) == 3.0
+    assert speed_limit(2.0, math.nan) == 2.0  # upstream's NaN: unlimited
+    assert speed_limit(2.0, None) == 2.0
+    assert speed_limit(2.0, 5.0) == 2.0
+
+
+def test_a_session_from_before_a_token_change_is_refused():
+    remembered = token_digest('first')
+    assert session_allowed('first', remembered)
+    assert not session_allowed('second', remembered)
+    assert not session_allowed('first', None)
+    assert session_allowed(None, None)
