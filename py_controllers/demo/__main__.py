@@ -6,7 +6,9 @@ gripper on a GripperActionController, and a differential drive base with an IMU 
 drive controller, odometry, TF, sensor broadcasters); spawns the controllers with
 `spawner`; sends a FollowJointTrajectory goal; drives a square; sends a GripperCommand
 goal; reads the IMU and the wrench; prints what happens, a summary table, and writes plots.
-With --mujoco: a 6-axis arm simulated by MuJoCo instead (py_controllers/demo/mujoco_arm.py).
+With --mujoco: a 6-axis arm simulated by MuJoCo instead (py_controllers/demo/mujoco_arm.py);
+with --car or --mecanum: a car-like robot's figure-eight or a mecanum base's square
+(py_controllers/demo/mobile_bases.py).
 """
 
 from __future__ import annotations
@@ -286,6 +288,12 @@ def main(argv: list[str] | None = None) -> int:
         help='the MuJoCo arm pushed, yielding through the admittance controller',
     )
     parser.add_argument(
+        '--car', action='store_true', help='a car-like robot (Ackermann steering): a figure-eight'
+    )
+    parser.add_argument(
+        '--mecanum', action='store_true', help='a mecanum base: a square without turning'
+    )
+    parser.add_argument(
         '--dashboard',
         nargs='?',
         const=8080,
@@ -298,6 +306,10 @@ def main(argv: list[str] | None = None) -> int:
         from py_controllers.demo import mujoco_admittance
 
         return mujoco_admittance.run(args)
+    if args.car or args.mecanum:
+        from py_controllers.demo import mobile_bases
+
+        return mobile_bases.run(args, 'car' if args.car else 'mecanum')
     if args.mujoco:
         from py_controllers.demo import mujoco_arm
 

@@ -40,19 +40,24 @@ def plot_joints(
 
 
 def plot_path(
-    path: Path, odom: list[tuple[float, float]], square: list[tuple[float, float]]
+    path: Path,
+    odom: list[tuple[float, float]],
+    commanded: list[tuple[float, float]],
+    *,
+    title: str = 'Diff drive: odometry path',
+    commanded_label: str = 'commanded square',
 ) -> Path:
-    """The base's odometry path against the commanded square."""
+    """The base's odometry path against the commanded one."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 6))
-    ax.plot([p[0] for p in square], [p[1] for p in square], '--', label='commanded square')
+    ax.plot([p[0] for p in commanded], [p[1] for p in commanded], '--', label=commanded_label)
     ax.plot([p[0] for p in odom], [p[1] for p in odom], label='odometry')
     ax.set_aspect('equal')
     ax.set_xlabel('x [m]')
     ax.set_ylabel('y [m]')
     ax.grid(True, alpha=0.3)
-    ax.legend()
-    ax.set_title('Diff drive: odometry path')
+    ax.legend(loc='best', fontsize='small')
+    ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)

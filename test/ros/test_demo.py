@@ -35,6 +35,44 @@ def test_demo_quick_mode_succeeds(tmp_path, flags, steps):
     assert not list(tmp_path.iterdir())  # --quick: no plots
 
 
+# the summary line of a mobile base demo (py_controllers/demo/mobile_bases.py)
+BASE_NUMBERS = re.compile(
+    r'\[ok\] (?P<step>[\w-]+): end (?P<end>\d+) mm / (?P<heading>[+-][\d.]+) deg from the '
+    r'commanded end, closure (?P<closure>\d+) mm, worst deviation (?P<deviation>\d+) mm'
+)
+
+
+@pytest.mark.parametrize(
+    ('flag', 'step', 'end_mm', 'heading_deg', 'deviation_mm'),
+    [('--car', 'figure-eight', 80, 5.7, 100), ('--mecanum', 'square', 30, 0.3, 40)],
+    ids=['car figure-eight', 'mecanum square'],
+)
+def test_base_demo_odometry_follows_the_commanded_path(
+    tmp_path, flag, step, end_mm, heading_deg, deviation_mm
+):
+    """--car / --mecanum --quick: the odometry ends where the integrated references end, the
+    loop closes, the path stays near the commanded one, and odom -> base_link is on /tf
+    (the spawner's remap of ~/tf_odometry)."""
+    result = subprocess.run(
+        [sys.executable, '-m', 'py_controllers.demo', flag, '--quick', '--output', str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    out = result.stdout
+    assert result.returncode == 0, out[-4000:] + result.stderr[-4000:]
+    numbers = BASE_NUMBERS.search(out)
+    assert numbers and numbers['step'] == step, out[-4000:]
+    assert int(numbers['end']) <= end_mm
+    assert int(numbers['closure']) <= end_mm  # the commanded path closes: closure = end error
+    assert abs(float(numbers['heading'])) <= heading_deg
+    assert int(numbers['deviation']) <= deviation_mm
+    assert '[ok] tf' in out
+    if flag == '--mecanum':
+        assert 'largest |yaw| while driving: 0.000 deg' in out  # no turning at all
+    assert not list(tmp_path.iterdir())
+
+
 def test_demo_with_dashboard_keeps_the_robot_up_until_ctrl_c(tmp_path):
     """`--dashboard`: after its steps the demo serves the dashboard on the printed URL and
     keeps the robot up; Ctrl-C (SIGINT to the process group) ends all with status 0."""

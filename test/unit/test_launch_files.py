@@ -29,6 +29,8 @@ def test_there_are_launch_files():
         'mujoco_admittance.launch.py',
         'mujoco_upstream.launch.py',
         'topic_based.launch.py',
+        'carlikebot.launch.py',
+        'mecanumbot.launch.py',
     } <= names
 
 
@@ -82,5 +84,44 @@ def test_spawned_controllers_are_declared(path):
             continue
         kws = {kw.arg: kw.value for kw in node.keywords}
         if ast.literal_eval(kws['executable']) == 'spawner':
-            for name in ast.literal_eval(kws['arguments']):
+            for name in spawned_names(ast.literal_eval(kws['arguments'])):
                 assert name in known, name
+
+
+# spawner options that take a value (the value is not a controller name)
+SPAWNER_OPTIONS_WITH_VALUE = {
+    '-c',
+    '--controller-manager',
+    '-p',
+    '--param-file',
+    '-t',
+    '--controller-type',
+    '--controller-manager-timeout',
+    '--switch-timeout',
+    '--service-call-timeout',
+    '--controller-ros-args',
+}
+
+
+def spawned_names(arguments: list[str]) -> list[str]:
+    """The controller names among a spawner's arguments (options and their values left out)."""
+    names, skip = [], False
+    for arg in arguments:
+        if skip:
+            skip = False
+        elif arg.startswith('-'):
+            skip = arg in SPAWNER_OPTIONS_WITH_VALUE
+        else:
+            names.append(arg)
+    return names
+
+
+def test_spawned_names_leave_out_options():
+    args = [
+        'jsb',
+        'car',
+        '--controller-ros-args',
+        '-r /car/tf_odometry:=/tf',
+        '--activate-as-group',
+    ]
+    assert spawned_names(args) == ['jsb', 'car']

@@ -1,0 +1,93 @@
+"""The planar paths the mobile base demos drive, and the numbers that judge them (no ROS).
+
+A path is a list of legs, each a constant body twist (vx, vy, wz) held for some seconds.
+`CommandedPath` integrates the twists a demo actually sent, over the times it held them,
+into the pose the base was asked to reach; the odometry is then judged against it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import pairwise
+
+from py_controllers.controllers.diff_drive.odometry import integrate_arc
+
+Pose = tuple[float, float, float]  # x (m), y (m), heading (rad)
+
+
+@dataclass(frozen=True)
+class Leg:
+    """A body twist held for `seconds`: forward vx and sideways vy (m/s), yaw rate wz (rad/s)."""
+
+    vx: float
+    vy: float
+    wz: float
+    seconds: float
+
+
+def figure_eight(speed: float, radius: float) -> list[Leg]:
+    """One full circle to the left, then one to the right, at `speed` on `radius`: the
+    second loop starts and ends where the first did (the origin, heading 0)."""
+    rate = speed / radius
+    loop_s = 2.0 * math.pi / rate
+    return [Leg(speed, 0.0, rate, loop_s), Leg(speed, 0.0, -rate, loop_s)]
+
+
+def sideways_square(speed: float, side: float) -> list[Leg]:
+    """A square driven without turning: forward, left, back, right (counter-clockwise)."""
+    s = side / speed
+    return [
+        Leg(speed, 0.0, 0.0, s),
+        Leg(0.0, speed, 0.0, s),
+        Leg(-speed, 0.0, 0.0, s),
+        Leg(0.0, -speed, 0.0, s),
+    ]
+
+
+def advance(pose: Pose, vx: float, vy: float, wz: float, dt: float) -> Pose:
+    """The pose after holding the body twist (vx, vy, wz) for `dt` seconds: the forward part
+    along the exact arc, the sideways part along the mid-step heading."""
+    x, y, heading = integrate_arc(pose[0], pose[1], pose[2], vx * dt, wz * dt)
+    mid = pose[2] + 0.5 * wz * dt
+    return x - vy * dt * math.sin(mid), y + vy * dt * math.cos(mid), heading
+
+
+@dataclass
+class CommandedPath:
+    """The poses the sent twists ask for: `hold(twist, dt)` after each twist was in force."""
+
+    poses: list[Pose] = field(default_factory=lambda: [(0.0, 0.0, 0.0)])
+
+    def hold(self, vx: float, vy: float, wz: float, dt: float) -> None:
+        self.poses.append(advance(self.poses[-1], vx, vy, wz, dt))
+
+    @property
+    def end(self) -> Pose:
+        return self.poses[-1]
+
+
+def distance_to_path(point: tuple[float, float], path: list[Pose]) -> float:
+    """The shortest distance from `point` to the polyline through `path`'s positions."""
+    px, py = point
+    best = math.inf
+    for (ax, ay, _), (bx, by, _) in pairwise(path):
+        dx, dy = bx - ax, by - ay
+        length2 = dx * dx + dy * dy
+        t = (
+            0.0
+            if length2 == 0.0
+            else max(0.0, min(1.0, ((px - ax) * dx + (py - ay) * dy) / length2))
+        )
+        best = min(best, math.hypot(px - ax - t * dx, py - ay - t * dy))
+    return best
+
+
+def max_deviation(odometry: list[Pose], commanded: list[Pose]) -> float:
+    """How far the odometry path strays from the commanded path at its worst (m)."""
+    return max((distance_to_path(p[:2], commanded) for p in odometry), default=math.nan)
+
+
+def heading_error(a: float, b: float) -> float:
+    """a - b wrapped to [-pi, pi)."""
+    return (a - b + math.pi) % (2.0 * math.pi) - math.pi

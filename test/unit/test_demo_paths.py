@@ -1,0 +1,71 @@
+"""The mobile base demos' paths and the numbers that judge the odometry (demo/paths.py)."""
+
+import math
+
+import pytest
+
+from py_controllers.demo import paths
+from py_controllers.demo.paths import CommandedPath
+
+
+def drive(legs, step_s):
+    """The commanded path of `legs` held in steps of at most `step_s`."""
+    path = CommandedPath()
+    for leg in legs:
+        steps = math.ceil(leg.seconds / step_s)
+        for _ in range(steps):
+            path.hold(leg.vx, leg.vy, leg.wz, leg.seconds / steps)
+    return path
+
+
+def test_figure_eight_is_two_opposite_circles_of_the_radius():
+    left, right = paths.figure_eight(speed=0.5, radius=0.6)
+    assert (left.vx, left.wz) == pytest.approx((0.5, 0.5 / 0.6))
+    assert (right.vx, right.wz) == pytest.approx((0.5, -0.5 / 0.6))
+    assert left.seconds == right.seconds == pytest.approx(2 * math.pi * 0.6 / 0.5)
+
+
+def test_figure_eight_closes_and_its_loops_reach_twice_the_radius():
+    path = drive(paths.figure_eight(speed=0.5, radius=0.6), step_s=0.02)
+    assert path.end == pytest.approx((0.0, 0.0, 0.0), abs=1e-9)
+    ys = [p[1] for p in path.poses]
+    # the left loop's top at y = 2R, the right loop's bottom at -2R (exact arcs)
+    assert max(ys) == pytest.approx(1.2, abs=1e-3)
+    assert min(ys) == pytest.approx(-1.2, abs=1e-3)
+
+
+def test_sideways_square_visits_its_corners_without_turning():
+    path = CommandedPath()
+    corners = []
+    for leg in paths.sideways_square(speed=0.25, side=0.5):
+        path.hold(leg.vx, leg.vy, leg.wz, leg.seconds)
+        corners.append(path.end)
+    expected = [(0.5, 0.0, 0.0), (0.5, 0.5, 0.0), (0.0, 0.5, 0.0), (0.0, 0.0, 0.0)]
+    for corner, want in zip(corners, expected, strict=True):
+        assert corner == pytest.approx(want)
+
+
+def test_sideways_motion_is_in_the_body_frame():
+    # heading 90 deg: body +y (left) is world -x
+    assert paths.advance((1.0, 2.0, math.pi / 2), 0.0, 0.5, 0.0, 2.0) == pytest.approx(
+        (0.0, 2.0, math.pi / 2)
+    )
+    # a quarter turn while driving forward on a 1 m radius: exact arc
+    assert paths.advance((0.0, 0.0, 0.0), 1.0, 0.0, 1.0, math.pi / 2) == pytest.approx(
+        (1.0, 1.0, math.pi / 2)
+    )
+
+
+def test_deviation_is_the_distance_to_the_nearest_segment():
+    square = [(0, 0, 0), (1, 0, 0), (1, 1, 0)]
+    assert paths.distance_to_path((0.5, 0.2), square) == pytest.approx(0.2)
+    assert paths.distance_to_path((1.3, 0.5), square) == pytest.approx(0.3)
+    assert paths.distance_to_path((-0.3, -0.4), square) == pytest.approx(0.5)  # past the end
+    assert paths.max_deviation([(0.5, 0.2, 0), (1.3, 0.5, 0)], square) == pytest.approx(0.3)
+
+
+def test_heading_error_wraps():
+    assert paths.heading_error(math.radians(355), math.radians(5)) == pytest.approx(
+        math.radians(-10)
+    )
+    assert paths.heading_error(2 * math.pi, 0.0) == pytest.approx(0.0, abs=1e-12)
