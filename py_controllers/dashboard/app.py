@@ -18,6 +18,7 @@ from py_controllers.dashboard import (
     ui_io,
     ui_joints,
     ui_loop,
+    ui_scene,
     ui_steering,
     ui_trajectory,
 )
@@ -37,6 +38,7 @@ BODIES: dict[str, Callable[[Dashboard, Session], None]] = {
     '/trajectory': ui_trajectory.build,
     '/steering': ui_steering.build,
     '/io': ui_io.build,
+    '/scene': ui_scene.build,
 }
 
 

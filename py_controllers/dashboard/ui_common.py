@@ -33,6 +33,7 @@ PAGES = [
     ('/trajectory', 'Trajectories'),
     ('/steering', 'Steering'),
     ('/io', 'GPIO & sensors'),
+    ('/scene', '3D'),
 ]
 COOKIE_KEY = 'py_controllers_dashboard'
 
