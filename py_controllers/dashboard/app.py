@@ -17,6 +17,7 @@ from py_controllers.dashboard import (
     ui_io,
     ui_joints,
     ui_loop,
+    ui_scene,
     ui_steering,
     ui_trajectory,
     ui_tuning,
@@ -39,6 +40,7 @@ BODIES: dict[str, Callable[[Dashboard, Session], None]] = {  # with ui_common.PA
     '/steering': ui_steering.build,
     '/io': ui_io.build,
     '/tuning': ui_tuning.build,
+    '/scene': ui_scene.build,
 }
 
 

@@ -33,6 +33,7 @@ PAGES = [
     ('/steering', 'Steering'),
     ('/io', 'GPIO & sensors'),
     ('/tuning', 'Tuning'),
+    ('/scene', '3D'),
 ]
 COOKIE_KEY = 'py_controllers_dashboard'
 

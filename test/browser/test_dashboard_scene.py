@@ -1,0 +1,192 @@
+"""The 3D page in a real browser against the demo's ros2_control_node: the drawn arm follows
+a joint, a dragged slider shows its goal as a ghost before it is sent, the base sits where
+the diff drive's odometry says. Poses are read back from the three.js objects in the page.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import yaml
+from geometry_msgs.msg import TwistStamped
+from nav_msgs.msg import Odometry
+from playwright.sync_api import expect, sync_playwright
+from sensor_msgs.msg import JointState
+
+from py_controllers.dashboard.browser import DashboardProcess, chromium_path, launch_chromium
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+
+pytestmark = pytest.mark.skipif(
+    chromium_path() is None,
+    reason='no Chromium at /usr/bin/chromium: scripts/setup_browser.sh installs it',
+)
+
+SPAWNED = ('joint_state_broadcaster', 'arm_controller', 'diff_drive_controller')
+WAIT_MS = 30_000  # a guard for slow machines, never a duration anything depends on
+expect.set_options(timeout=WAIT_MS)
+
+WORLD_POSE = """(name) => {
+    const root = document.querySelector('[data-testid="scene"]');
+    const view = root === null ? null : getElement(root.id.slice(1));
+    const object = view && view.scene ? view.scene.getObjectByName(name) : undefined;
+    if (!object) return null;
+    object.updateWorldMatrix(true, false);
+    return {matrix: Array.from(object.matrixWorld.elements), visible: object.visible};
+}"""
+
+
+@pytest.fixture(scope='module')
+def manager(tmp_path_factory):
+    description = tmp_path_factory.mktemp('scene') / 'description.yaml'
+    urdf = (CONFIG / 'demo_robot.urdf').read_text()
+    description.write_text(
+        yaml.safe_dump({'controller_manager': {'ros__parameters': {'robot_description': urdf}}})
+    )
+    with ManagerProcess([CONFIG / 'demo_controllers.yaml', description]) as proc:
+        result = run_tool('spawner', *SPAWNED, '--controller-manager-timeout', '30')
+        assert result.returncode == 0, result.stdout + result.stderr + proc.output()
+        yield proc
+        assert proc.alive, proc.output()
+
+
+@pytest.fixture(scope='module')
+def ros(manager):
+    with RosHarness('scene_test') as harness:
+        yield harness
+
+
+@pytest.fixture(scope='module')
+def dashboard(manager):
+    with DashboardProcess() as dash:
+        yield dash
+        assert dash.alive, dash.output()
+        assert dash.stop() == 0, dash.output()
+        assert 'Traceback' not in dash.output(), dash.output()
+
+
+@pytest.fixture
+def page(manager):
+    with sync_playwright() as playwright:
+        browser = launch_chromium(playwright)
+        context = browser.new_context(viewport={'width': 1400, 'height': 1000})
+        context.set_default_timeout(WAIT_MS)
+        yield context.new_page()
+        context.close()
+        browser.close()
+
+
+def world_pose(page, name: str) -> tuple[np.ndarray, bool]:
+    """The 4x4 world pose of the three.js object `name` (and whether it is shown)."""
+    page.wait_for_function(f'({WORLD_POSE})({name!r}) !== null')
+    found = page.evaluate(WORLD_POSE, name)
+    return np.array(found['matrix']).reshape(4, 4).T, found['visible']  # three.js: column-major
+
+
+def joint1_drawn(page, prefix: str) -> float:
+    """joint1's angle as drawn: link1's cylinder relative to the base's box, with the
+    cylinder's turn from three.js's y axis to the URDF's z undone."""
+    base, _ = world_pose(page, f'{prefix}:base_link/0')
+    link1, _ = world_pose(page, f'{prefix}:link1/0')
+    relative = base[:3, :3].T @ link1[:3, :3]
+    y_to_z = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, -1.0], [0.0, 1.0, 0.0]])
+    r = relative @ y_to_z.T
+    return math.atan2(r[1, 0], r[0, 0])
+
+
+def wait_for_drawn(page, prefix: str, angle: float, tolerance: float) -> float:
+    """Wait (polling the page) until the drawn joint1 is `angle` within `tolerance`."""
+    deadline_polls = WAIT_MS // 100
+    for _ in range(deadline_polls):
+        drawn = joint1_drawn(page, prefix)
+        if abs(drawn - angle) < tolerance:
+            return drawn
+        page.wait_for_timeout(100)
+    raise AssertionError(f'{prefix} joint1 drawn at {drawn}, expected {angle}')
+
+
+def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page, ros):
+    joint_states = ros.subscribe(JointState, '/joint_states')
+    assert ros.spin_for_messages(joint_states, 1)
+
+    def joint1() -> float:
+        msg = joint_states[-1]
+        return dict(zip(msg.name, msg.position))['joint1']
+
+    page.goto(f'{dashboard.url}/scene')
+    expect(page.get_by_test_id('scene-status')).to_contain_text('demo_mobile_manipulator')
+    expect(page.get_by_test_id('scene-status')).to_contain_text('robot_description')
+    start = joint1()
+    assert wait_for_drawn(page, 'robot', start, 0.01) == pytest.approx(start, abs=0.01)
+    assert not world_pose(page, 'ghost:link1/0')[1]  # no ghost before a panel is enabled
+
+    page.get_by_test_id('enable-arm_controller').click()
+    result = page.get_by_test_id('result-arm_controller')
+    expect(result).to_contain_text('enabled')
+    slider = page.get_by_test_id('slider-arm_controller-joint1')
+    box = slider.bounding_box()
+    fraction = 0.25 if start > 0.0 else 0.75  # joint1 spans -3.1 .. 3.1
+    y = box['y'] + box['height'] / 2
+    page.mouse.move(box['x'] + box['width'] * 0.5, y)
+    page.mouse.down()
+    page.mouse.move(box['x'] + box['width'] * fraction, y, steps=5)
+    # dragged, not let go: the ghost shows the slider's goal, nothing is sent
+    dragged = float(slider.get_attribute('aria-valuenow'))
+    assert abs(dragged - start) > 1.0, (start, dragged)
+    assert wait_for_drawn(page, 'ghost', dragged, 0.011) == pytest.approx(dragged, abs=0.011)
+    assert world_pose(page, 'ghost:link1/0')[1]
+    assert 'goal 1' not in result.inner_text()
+    ros.spin_for_messages(joint_states, 5)
+    assert joint1() == pytest.approx(start, abs=0.03)
+    assert joint1_drawn(page, 'robot') == pytest.approx(start, abs=0.03)
+
+    page.mouse.up()  # let go: the goal is sent, the arm and its drawing follow
+    expect(result).to_contain_text('goal 1 accepted')
+    target = float(page.get_by_test_id('target-arm_controller-joint1').inner_text())
+    assert target == pytest.approx(dragged, abs=0.011)
+    expect(result).to_contain_text('goal 1: succeeded')
+    ros.spin_for_messages(joint_states, 5)
+    reached = joint1()
+    assert reached == pytest.approx(target, abs=0.03)
+    drawn = wait_for_drawn(page, 'robot', reached, 0.01)
+    assert drawn - start == pytest.approx(target - start, abs=0.04)  # moved by the goal's angle
+    assert wait_for_drawn(page, 'ghost', target, 0.011) == pytest.approx(target, abs=0.011)
+
+
+def test_the_base_sits_where_the_odometry_says(dashboard, page, ros):
+    odom = ros.subscribe(Odometry, '/diff_drive_controller/odom')
+    publisher = ros.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
+    assert ros.spin_for_messages(odom, 1)
+    page.goto(f'{dashboard.url}/scene')
+    expect(page.get_by_test_id('scene-base')).to_contain_text(
+        'base base_link placed from /diff_drive_controller/odom'
+    )
+
+    def yaw() -> float:
+        q = odom[-1].pose.pose.orientation
+        return 2.0 * math.atan2(q.z, q.w)
+
+    def drive(linear: float, angular: float) -> None:
+        msg = TwistStamped()
+        msg.header.stamp = ros.node.get_clock().now().to_msg()
+        msg.twist.linear.x, msg.twist.angular.z = linear, angular
+        publisher.publish(msg)
+
+    timer = ros.node.create_timer(0.05, lambda: drive(0.3, 1.0))
+    try:
+        assert ros.spin_until(lambda: abs(yaw()) > 0.6), yaw()
+    finally:
+        timer.cancel()
+        ros.node.destroy_timer(timer)
+        drive(0.0, 0.0)
+    assert ros.spin_until(lambda: odom[-1].twist.twist.angular.z == 0.0)
+    assert ros.spin_for_messages(odom, 5)
+    p = odom[-1].pose.pose.position
+    expected_yaw = yaw()
+    for _ in range(WAIT_MS // 100):  # the page redraws ten times a second
+        base, _ = world_pose(page, 'robot:base_link/0')
+        if abs(math.atan2(base[1, 0], base[0, 0]) - expected_yaw) < 1e-3:
+            break
+        page.wait_for_timeout(100)
+    assert math.atan2(base[1, 0], base[0, 0]) == pytest.approx(expected_yaw, abs=1e-3)
+    # the box's centre: 0.05 above base_link, which odometry puts at (x, y, 0)
+    np.testing.assert_allclose(base[:3, 3], [p.x, p.y, 0.05], atol=1e-3)
