@@ -1,5 +1,6 @@
 """Malformed input on the demo controllers' topics and services: the JTC's
-~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry, and
+~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry (rows of
+faults.base_inputs, shared with the other bases), and
 goals the gripper's ~/gripper_cmd action cannot execute. A topic has no answer channel: the
 controller must stay where it was and say why in a (throttled) log line; a service answers
 with success false and a message; a bad goal is rejected. The JTC's action and the
