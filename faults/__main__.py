@@ -35,6 +35,7 @@ import traceback
 from collections.abc import Callable
 
 from faults import (
+    base_inputs,
     config_inputs,
     controller_inputs,
     description_inputs,
@@ -42,6 +43,7 @@ from faults import (
     injected,
     manager_inputs,
     pid_inputs,
+    primitive_inputs,
     release,
     serial_cut,
     storms,
@@ -55,6 +57,8 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'description': lambda a, rows: description_inputs.run(a.n, rows, quick=a.quick),
     'controllers': lambda a, rows: controller_inputs.run(a.n, rows),
     'pid': lambda a, rows: pid_inputs.run(a.n, rows),
+    'bases': lambda a, rows: base_inputs.run(a.n, rows),
+    'primitives': lambda a, rows: primitive_inputs.run(a.n, rows),
     'injected': lambda a, rows: injected.run(a.cuts, a.signals, a.n, rows),
     'exits': lambda a, rows: exits.run(rows),
     'storms': lambda a, rows: storms.run(rows),

@@ -21,7 +21,12 @@ from rcl_interfaces.msg import ParameterType, ParameterValue
 from rcl_interfaces.srv import GetParameters, SetParameters
 from std_srvs.srv import Trigger
 
-from faults.recording import RecordingProcess, nonfinite_writes, recorded_urdf
+from faults.recording import (
+    RecordingProcess,
+    commands_written,
+    nonfinite_writes,
+    recorded_urdf,
+)
 from py_controllers.testing import ManagerProcess, RosHarness, run_tool
 
 CALL_TIMEOUT_S = 10.0
@@ -166,6 +171,10 @@ class Robot:
     def nonfinite_writes(self) -> int | None:
         """write() calls so far that carried a non-finite command (None: not recorded)."""
         return None if self.records is None else nonfinite_writes(self.records)
+
+    def commands_written(self) -> int | None:
+        """write() calls so far that handed a command to "NaN: nothing new" interfaces."""
+        return None if self.records is None else commands_written(self.records)
 
     # --- statistics, output, time -------------------------------------------------------
     def reset_statistics(self) -> bool:

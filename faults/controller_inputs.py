@@ -1,5 +1,6 @@
 """Malformed input on the demo controllers' topics and services: the JTC's
-~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry, and
+~/joint_trajectory and ~/query_state, the diff drive's ~/cmd_vel and ~/set_odometry (rows of
+faults.base_inputs, shared with the other bases), and
 goals the gripper's ~/gripper_cmd action cannot execute. A topic has no answer channel: the
 controller must stay where it was and say why in a (throttled) log line; a service answers
 with success false and a message; a bad goal is rejected. The JTC's action and the
@@ -8,23 +9,21 @@ parameters of the same controllers are in action_inputs / param_inputs."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from builtin_interfaces.msg import Time
 from control_msgs.action import GripperCommand
 from control_msgs.msg import JointTrajectoryControllerState
-from control_msgs.srv import QueryTrajectoryState, SetOdometry
-from nav_msgs.msg import Odometry
+from control_msgs.srv import QueryTrajectoryState
 from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
 from bench.common import DEMO_CONTROLLERS
-from faults import action_inputs, gpio_inputs, param_inputs
+from faults import action_inputs, base_inputs, gpio_inputs, param_inputs
 from faults.common import CALL_TIMEOUT_S, Robot, Row, cycle, running
 from faults.messages import (
-    HUGE,
     INF,
     INT32_MAX,
     NAN,
@@ -32,8 +31,8 @@ from faults.messages import (
     bad_trajectories,
     point,
     trajectory,
-    twist,
 )
+from faults.robots import DIFF_DRIVE
 from faults.topics import close, settled, topic_row
 from py_controllers.testing import CONFIG
 
@@ -138,101 +137,6 @@ def query_state_row(robot: Robot, n: int) -> Row:
     return row
 
 
-# --- the diff drive controller ----------------------------------------------------------------
-def base_still(odom: Latest) -> Callable[[], tuple[float, float] | None]:
-    def observe() -> tuple[float, float] | None:
-        msg = odom.msg
-        return None if msg is None else (msg.pose.pose.position.x, msg.twist.twist.linear.x)
-
-    return observe
-
-
-def base_unchanged(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
-    return a is not None and b is not None and abs(a[0] - b[0]) < 1e-3 and abs(b[1]) < 1e-3
-
-
-def base_within_limits(_: tuple | None, b: tuple[float, float] | None) -> bool:
-    """Huge finite cmd_vel may be taken, clamped to the limits (1 m/s): finite odometry."""
-    return b is not None and all(map(math.isfinite, b)) and abs(b[1]) <= 1.0 + 1e-3
-
-
-def drive_briefly(robot: Robot, pub: Any, odom: Latest) -> bool:
-    """A valid cmd_vel until the base moves, then nothing until it has stopped again."""
-
-    def moving() -> bool:
-        pub.publish(twist(0.2, 0.0, robot.node.get_clock().now().nanoseconds))
-        robot.spin(0.05)
-        return odom.msg is not None and odom.msg.twist.twist.linear.x > 0.05
-
-    moved = robot.poll(moving, 5.0, 0.0)
-    stopped = robot.wait(
-        lambda: odom.msg is not None and abs(odom.msg.twist.twist.linear.x) < 1e-4, 5.0
-    )
-    return moved and stopped
-
-
-def cmd_vel_rows(robot: Robot, n: int, rows: list[Row]) -> None:
-    odom = Latest(robot.node, Odometry, '/diff_drive_controller/odom')
-    pub = robot.node.create_publisher(type(twist(0, 0, None)), '/diff_drive_controller/cmd_vel', 10)
-    robot.wait(lambda: odom.msg is not None, 10.0)
-
-    def now() -> int:
-        return robot.node.get_clock().now().nanoseconds
-
-    kinds: dict[str, Callable[[int], Any]] = {
-        'NaN / inf velocities': lambda i: twist(
-            *[(NAN, 0.0), (0.2, INF), (-INF, NAN)][i % 3], now()
-        ),
-        'huge finite velocities (+-1e308)': lambda i: twist(
-            *[(HUGE, 0.0), (0.0, -HUGE), (-HUGE, HUGE)][i % 3], now()
-        ),
-        'negative stamps': lambda i: twist(0.2, 0.0, -5_000_000_000 * (i + 1)),
-        'huge stamps (far future)': lambda i: twist(0.2, 0.0, INT32_MAX * 1_000_000_000),
-        'out-of-order (stale) stamps': lambda i: twist(0.2, 0.0, now() - 10_000_000_000 * (i + 1)),
-    }
-    for kind, make in kinds.items():
-        row = Row('/diff_drive_controller/cmd_vel', kind)
-        huge = kind.startswith('huge finite')
-        topic_row(
-            robot,
-            row,
-            pub,
-            [make(i) for i in range(n)],
-            loggers=['diff_drive_controller'],
-            observe=base_still(odom),
-            unchanged=base_within_limits if huge else base_unchanged,
-            expected=ALL_ACTIVE,
-            expect_error=not huge,
-        )
-        if huge:
-            row.note(f'odometry (x, v) afterwards {base_still(odom)()}')
-        if not drive_briefly(robot, pub, odom):
-            row.fail('a valid cmd_vel afterwards did not move and stop the base')
-        rows.append(row)
-
-
-def set_odometry_rows(robot: Robot, n: int, rows: list[Row]) -> None:
-    service = '/diff_drive_controller/set_odometry'
-    for kind, values, expect_error in [
-        ('NaN / inf pose', [(NAN, 0.0, 0.0), (0.0, INF, 0.0), (0.0, 0.0, -INF)], True),
-        ('huge values', [(1e308, -1e308, 1e300), (1e30, 0.0, -1e30)], False),
-    ]:
-        row = Row(service, kind)
-        mark = robot.mark()
-        with robot.batch(row):
-            for x, y, yaw in cycle(values, n):
-                res = robot.call(SetOdometry, service, SetOdometry.Request(x=x, y=y, yaw=yaw))
-                row.answered(
-                    None if res is None else not (not res.success and res.message), expect_error
-                )
-        row.logs = len(robot.log_lines(mark, ['diff_drive_controller']))
-        reset = robot.call(SetOdometry, service, SetOdometry.Request())
-        if reset is None or not reset.success:
-            row.fail('a valid set_odometry afterwards failed')
-        robot.expect_states(row, ALL_ACTIVE)
-        rows.append(row)
-
-
 # --- the gripper (GripperActionController) ---------------------------------------------------
 GRIPPER_ACTION = '/gripper_controller/gripper_cmd'
 
@@ -298,10 +202,10 @@ def run(n: int, rows: list[Row]) -> None:
     ) as robot:
         arm = Arm(robot)
         rows.append(query_state_row(robot, n))
-        set_odometry_rows(robot, n, rows)
+        base_inputs.set_odometry_rows(robot, DIFF_DRIVE.controller, n, rows, ALL_ACTIVE)
         jtc_topic_rows(robot, arm, n, rows)
         action_inputs.run(robot, arm, n, rows)
-        cmd_vel_rows(robot, n, rows)
+        base_inputs.twist_rows(robot, DIFF_DRIVE, n, rows, ALL_ACTIVE)
         gpio_inputs.rows(robot, n, ALL_ACTIVE, rows)
         gripper_rows(robot, n, rows)
         first = len(rows)

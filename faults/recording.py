@@ -8,7 +8,11 @@ hardware plug-in named in FAULTS_RECORDED_PLUGINS also registered as `recorded/<
 - every write() whose claimed commands (as its command-mode switches said) hold a
   non-finite value appends one JSON line to `<FAULTS_RECORD_DIR>/<component>.nonfinite`
   (none is the contract: the manager's command guard turns them into hold values before
-  write(); an unclaimed interface may hold NaN, upstream's "no command");
+  write(); an unclaimed interface may hold NaN, upstream's "no command", and so may an
+  interface the hardware declares `nan_means_no_command`);
+- every write() that carries a value on a claimed `nan_means_no_command` interface (a
+  command handed to hardware that reads NaN as "nothing new") appends one line to
+  `<component>.commands`;
 - on_shutdown (the node's last word to it) writes `<component>.json`: the commands of the
   last write(), the positions then, and how far each joint moves in the next 3 s of its
   own simulated time (read() stepped with the component on its own hold, as a brake or a
@@ -53,17 +57,16 @@ def recorded(cls: type) -> type:
             return result
 
         def write(self, time: Any, period: Any) -> Any:
-            result = super().write(time, period)
-            self._rec_last_write = {n: h.value for n, h in self.command_interfaces.items()}
-            bad = {
-                n: repr(v)
-                for n, v in self._rec_last_write.items()
-                if n in self._rec_claims and not _finite(v)
-            }
+            handles = self.command_interfaces
+            self._rec_last_write = {n: h.value for n, h in handles.items()}
+            claimed = {n: v for n, v in self._rec_last_write.items() if n in self._rec_claims}
+            bad = {n: repr(v) for n, v in claimed.items() if not _finite(v, handles[n])}
             if bad:  # the failure case only: the file is written in the loop thread
-                with _path(self.info.name, 'nonfinite').open('a') as f:
-                    f.write(json.dumps(bad) + '\n')
-            return result
+                _append(self.info.name, 'nonfinite', bad)
+            sent = {n: v for n, v in claimed.items() if _nan_is_no_command(handles[n]) and v == v}
+            if sent:  # hardware with "NaN: nothing new" interfaces: rare, one per command
+                _append(self.info.name, 'commands', {n: repr(v) for n, v in sent.items()})
+            return super().write(time, period)
 
         def on_shutdown(self, previous_state: Any) -> Any:
             _path(self.info.name, 'json').write_text(json.dumps(self._rec_after_shutdown()))
@@ -98,8 +101,20 @@ def recorded(cls: type) -> type:
     return Recorded
 
 
-def _finite(value: Any) -> bool:
+def _nan_is_no_command(handle: Any) -> bool:
+    return bool(getattr(handle, 'nan_means_no_command', False))
+
+
+def _finite(value: Any, handle: Any = None) -> bool:
+    """A finite number, or NaN where the hardware reads NaN as "nothing new"."""
+    if value != value and _nan_is_no_command(handle):
+        return True
     return isinstance(value, (int, float)) and math.isfinite(value)
+
+
+def _append(component: str, ext: str, entry: dict) -> None:
+    with _path(component, ext).open('a') as f:
+        f.write(json.dumps(entry) + '\n')
 
 
 def _path(component: str, ext: str) -> Path:
@@ -122,6 +137,12 @@ def read_record(folder: Path, component: str) -> dict:
 def nonfinite_writes(folder: Path) -> int:
     """write() calls so far, over every recorded component, that carried a non-finite value."""
     return sum(len(p.read_text().splitlines()) for p in folder.glob('*.nonfinite'))
+
+
+def commands_written(folder: Path) -> int:
+    """write() calls so far that carried a value on a claimed "NaN: nothing new" interface
+    (a motion primitive handed to the robot)."""
+    return sum(len(p.read_text().splitlines()) for p in folder.glob('*.commands'))
 
 
 class RecordingProcess(ManagerProcess):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from pathlib import Path
 
 from py_controllers.robot_description import swap_hardware
@@ -128,3 +130,84 @@ BAD_DESCRIPTIONS: dict[str, list[str]] = {
     ],
 }
 """Robot descriptions that must be refused (the node then waits for a better one)."""
+
+
+@dataclass(frozen=True)
+class Base:
+    """A mobile base the suite drives over a TwistStamped topic (faults.base_inputs): where
+    its controller listens and reports, and the limits a clamped command must stay within."""
+
+    controller: str
+    command: str  # the TwistStamped topic under the controller: 'cmd_vel' or 'reference'
+    odometry: str  # its nav_msgs/Odometry topic under the controller
+    params: Path
+    urdf: Path
+    spawn: tuple[str, ...]  # what the robot runs besides the base (spawned first)
+    speed_limit: float | None = None  # |odometry linear.x| a clamped command stays within
+    steering: tuple[str, ...] = ()  # steering joints on /joint_states (steering must hold)
+    steering_limit: float = math.inf  # |position| the manager clamps the steering to
+    set_odometry: bool = True  # control_msgs/SetOdometry ~/set_odometry, else std_srvs/Empty
+    # ~/reset_odometry
+
+    @property
+    def topic(self) -> str:
+        return f'/{self.controller}/{self.command}'
+
+    @property
+    def controllers(self) -> list[str]:
+        return [*self.spawn, self.controller]
+
+
+MOBILE_BASES_YAML = CONFIG / 'mobile_bases.yaml'
+BASES = [
+    Base(
+        'ackermann_steering_controller',
+        'reference',
+        'odometry',
+        CONFIG / 'steering_controllers.yaml',
+        CONFIG / 'steering_robot.urdf',
+        ('joint_state_broadcaster',),
+        steering=('front_right_steering_joint', 'front_left_steering_joint'),
+        steering_limit=1.5,  # the URDF's <limit>, enforce_command_limits
+    ),
+    Base(
+        'mecanum_drive_controller',
+        'reference',
+        'odometry',
+        MOBILE_BASES_YAML,
+        CONFIG / 'mecanum_base.urdf',
+        (),
+    ),
+    Base(
+        'omni_wheel_drive_controller',
+        'cmd_vel',
+        'odom',
+        MOBILE_BASES_YAML,
+        CONFIG / 'omni_base.urdf',
+        (),
+    ),
+    Base(
+        'tricycle_controller',
+        'cmd_vel',
+        'odom',
+        MOBILE_BASES_YAML,
+        CONFIG / 'tricycle_base.urdf',
+        (),
+        set_odometry=False,
+    ),
+]
+"""The bases merged with issue 30, each on its own ros2_control_node (mock hardware)."""
+
+DIFF_DRIVE = Base(
+    'diff_drive_controller',
+    'cmd_vel',
+    'odom',
+    CONFIG / 'demo_controllers.yaml',
+    CONFIG / 'demo_robot.urdf',
+    (),
+    speed_limit=1.0,  # linear.x.max_velocity in demo_controllers.yaml
+)
+"""The demo robot's base (faults.controller_inputs runs it with the other demo controllers)."""
+
+MOTION_PRIMITIVES = (CONFIG / 'motion_primitives.yaml', CONFIG / 'motion_primitives_robot.urdf')
+"""ExecuteMotionPrimitiveSequence robot: the forward controller on the acknowledging mock."""

@@ -166,6 +166,30 @@ def test_reference_times_out_traction_stops_and_steering_stays(cm):
     assert commands(cm, name) == ([0.0], pytest.approx([STEER]))
 
 
+def test_a_reference_stamped_further_in_the_future_than_the_timeout_is_refused(cm, capfd):
+    # upstream takes it and drives on it until the next reference (its age never exceeds
+    # reference_timeout); here it is refused, as diff_drive's cmd_vel (make faults found it)
+    name = 'ackermann_steering_controller'
+    (controller,) = cm.start(name)
+    cm.catch_up_with_clock()
+    topic = f'/{name}/reference'
+    future = twist(cm, 0.1, 0.2)
+    future.header.stamp.sec += 3  # reference_timeout is 2 s
+    err = []
+
+    def rejected():
+        cm.publish(topic, TwistStamped, future)
+        cm.step(1)
+        err.append(capfd.readouterr().err)
+        return 'reference rejected: stamped' in ''.join(err)
+
+    assert cm.harness.spin_until(rejected), ''.join(err)
+    assert controller.reference_box.get() is None
+    assert commands(cm, name) == ([0.0, 0.0], [0.0, 0.0])
+    future.header.stamp.sec -= 2  # 1 s ahead: within the timeout, taken
+    cm.send_until(topic, TwistStamped, future, lambda: controller.reference_box.get() is not None)
+
+
 @pytest.mark.parametrize('bad', [(math.nan, 0.2), (0.1, math.inf), (-math.inf, math.nan)])
 def test_non_finite_reference_is_refused(cm, capfd, bad):
     name = 'tricycle_steering_controller'

@@ -7,11 +7,13 @@ from types import SimpleNamespace
 import pytest
 from sensor_msgs.msg import JointState
 
+from faults.base_inputs import bad_twists, base_unchanged, within_limits
 from faults.common import Row
 from faults.exits import refusals
-from faults.recording import nonfinite_writes, recorded, recorded_urdf
+from faults.recording import commands_written, nonfinite_writes, recorded, recorded_urdf
 from faults.release import DIFFBOT, SIM_ARM, fic_yaml, judge
 from faults.release_rig import WHEEL_SPEED, Motion
+from faults.robots import BASES, DIFF_DRIVE
 from faults.storms import Tally
 
 JOINTS = ['a', 'b']
@@ -136,3 +138,67 @@ def test_a_storm_tally_counts_unanswered_and_refused_calls_apart():
         tally.count(what, ok)
     assert (tally.sent, tally.unanswered, tally.refused) == (4, 1, 2)
     assert tally.refusals == ['unload c', 'x']
+
+
+def test_a_base_at_rest_holds_within_a_millimetre_and_its_steering_within_a_milliradian():
+    before = (0.4, 0.0, 0.1, -0.1)
+    assert base_unchanged(before, (0.4009, 0.0009, 0.1009, -0.1))
+    assert not base_unchanged(before, (0.402, 0.0, 0.1, -0.1))  # rolled 2 mm
+    assert not base_unchanged(before, (0.4, 0.002, 0.1, -0.1))  # moving
+    assert not base_unchanged(before, (0.4, 0.0, 0.102, -0.1))  # steered
+    assert not base_unchanged(before, (0.4, 0.0))  # the steering went missing
+    assert not base_unchanged(None, before)
+
+
+def test_a_huge_twist_may_be_taken_only_within_the_limits_with_finite_odometry():
+    diff = within_limits(DIFF_DRIVE)  # 1 m/s, no steering
+    assert diff(None, (5.0, 1.0005))
+    assert not diff(None, (5.0, 1.01))
+    assert not diff(None, (math.inf, 0.0))
+    car = within_limits(BASES[0])  # the Ackermann car: no speed limit, steering +-1.5 rad
+    assert car(None, (0.4, 30.0, -1.5, 1.3))
+    assert not car(None, (0.4, 0.0, -1.51, 1.3))
+    assert not car(None, (0.4, math.nan, 0.0, 0.0))
+
+
+def test_the_bad_twists_carry_what_their_kind_says():
+    now = 1_000 * 10**9
+    kinds = bad_twists(lambda: now)
+    nan = kinds['NaN / inf velocities'](0)
+    assert math.isnan(nan.twist.linear.x) and nan.header.stamp.sec == 1_000
+    assert kinds['huge finite velocities (+-1e308)'](1).twist.angular.z == -1e308
+    assert kinds['negative stamps'](1).header.stamp.sec == -10
+    assert kinds['huge stamps (far future)'](0).header.stamp.sec == 2**31 - 1
+    assert kinds['out-of-order (stale) stamps'](2).header.stamp.sec == 1_000 - 30
+
+
+def test_nan_is_no_command_only_where_the_hardware_declares_it(tmp_path, monkeypatch):
+    monkeypatch.setenv('FAULTS_RECORD_DIR', str(tmp_path))
+
+    class Primitives:  # a motion_type interface read as "NaN: nothing new", a plain one
+        def __init__(self):
+            self.info = SimpleNamespace(name='Robot')
+            self.command_interfaces = {
+                'mp/motion_type': SimpleNamespace(value=math.nan, nan_means_no_command=True),
+                'j1/velocity': SimpleNamespace(value=0.0),
+            }
+
+        def perform_command_mode_switch(self, start, stop):
+            return None
+
+        def write(self, time, period):
+            self.command_interfaces['mp/motion_type'].value = math.nan  # taken, cleared
+
+    component = recorded(Primitives)()
+    component.perform_command_mode_switch(['mp/motion_type', 'j1/velocity'], [])
+    component.write(None, None)
+    assert (nonfinite_writes(tmp_path), commands_written(tmp_path)) == (0, 0)
+    component.command_interfaces['mp/motion_type'].value = 0.0  # a PTP handed over
+    component.write(None, None)  # seen before the hardware clears it
+    assert (nonfinite_writes(tmp_path), commands_written(tmp_path)) == (0, 1)
+    component.command_interfaces['mp/motion_type'].value = math.inf  # handed over, and bad
+    component.write(None, None)
+    assert (nonfinite_writes(tmp_path), commands_written(tmp_path)) == (1, 2)
+    component.command_interfaces['j1/velocity'].value = math.nan  # no such promise here
+    component.write(None, None)
+    assert nonfinite_writes(tmp_path) == 2

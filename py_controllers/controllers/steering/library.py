@@ -2,9 +2,10 @@
 
 As upstream's steering_controllers_library:
 - input `~/reference` (geometry_msgs/TwistStamped, keep-last 1, best effort; linear.x and
-  angular.z): a zero stamp means "now"; a reference older than `reference_timeout` on arrival
-  is refused; in the loop it is used while younger than `reference_timeout` (0: for one cycle
-  only), after that the traction wheels get 0 and the steering stays where it was commanded;
+  angular.z): a zero stamp means "now"; a reference older than `reference_timeout` on
+  arrival is ignored (diff_drive's TwistStampCheck); in the loop it is used while younger
+  than `reference_timeout` (0: for one cycle only), after that the traction wheels get 0
+  and the steering stays where it was commanded;
 - chainable: reference interfaces `<name>/linear/velocity` and `<name>/angular/velocity`; a
   preceding controller writes them every cycle (they are reset to NaN after each cycle);
 - outputs `~/odometry` (nav_msgs/Odometry), `~/tf_odometry` (tf2_msgs/TFMessage, odom -> base;
@@ -16,9 +17,11 @@ The math is in steering_odometry.py and kinematics.py; joint limits are the mana
 (`enforce_command_limits`), as upstream leaves them to ros2_control.
 
 Deliberate differences (safety contract): a reference with a non-finite linear.x or
-angular.z, or a negative stamp, is refused with a log line (upstream stores it and then
-commands 0); a chained reference whose commands come out non-finite is treated as absent
-(traction 0, steering held, logged from the loop); on activation the steering commands
+angular.z, a negative stamp, or (with reference_timeout > 0) a stamp further than
+reference_timeout in the future is refused with a log line (upstream stores the first two and
+then commands 0, and drives on a future-stamped reference until the next one); a chained
+reference whose commands come out non-finite is treated as absent (traction 0, steering
+held, logged from the loop); on activation the steering commands
 start at the measured steering positions (upstream leaves them unwritten until the first
 reference) and on deactivation the traction commands are set to 0 (upstream: NaN) while the
 manager holds the steering. The transform carries the tf prefix too (upstream prefixes the
@@ -46,6 +49,7 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
+from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.steering.kinematics import Configuration
 from py_controllers.controllers.steering.steering_odometry import Geometry, SteeringOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
@@ -150,6 +154,7 @@ class SteeringControllersLibrary(ChainableControllerInterface):
         )
         self._create_ros_entities(params)
         self._loop_log = LoopLog(self.get_node())  # update() never logs through rcl
+        self._stamp_check = TwistStampCheck('reference', 'reference_timeout')
         return CallbackReturn.SUCCESS
 
     def _create_ros_entities(self, p: Any) -> None:
@@ -202,29 +207,10 @@ class SteeringControllersLibrary(ChainableControllerInterface):
                 throttle_duration_sec=1.0,
             )
             return
-        stamp = msg.header.stamp
-        if stamp.sec < 0:
-            log.error(
-                f'reference rejected: negative stamp ({stamp.sec} s, {stamp.nanosec} ns)',
-                throttle_duration_sec=1.0,
-            )
-            return
         now_ns = node.get_clock().now().nanoseconds
-        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
-        if stamp_ns == 0:
-            log.warning(
-                'Timestamp in header is missing, using current time as command timestamp.',
-                throttle_duration_sec=1.0,
-            )
-            stamp_ns = now_ns
-        timeout_ns = round(self.parameters.params.reference_timeout * 1e9)
-        age_ns = now_ns - stamp_ns
-        if timeout_ns != 0 and age_ns > timeout_ns:
-            log.error(
-                f'reference rejected: {age_ns * 1e-9:.4f} s old, more than reference_timeout '
-                f'({timeout_ns * 1e-9:.4f} s)',
-                throttle_duration_sec=1.0,
-            )
+        timeout = self.parameters.params.reference_timeout
+        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
+        if stamp_ns is None:
             return
         self.reference_box.set((linear, angular, stamp_ns))
 
