@@ -9,6 +9,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from py_controllers.dashboard.names import controller_topic, in_namespace
 from py_controllers.dashboard.ros_bridge import CallFailedError, Latest, NotAvailableError, latched
 from py_controllers.dashboard.ui_common import Dashboard
 
@@ -16,15 +17,13 @@ JOINT_STATES_SAMPLE_S = 0.05
 
 
 def scene_topic(dash: Dashboard, what: str, controller: str = '') -> str:
-    """The one place the 3D page names a topic: 'robot_description', 'joint_states', or
-    'odometry' of the diff drive `controller`.
-
-    Absolute names today, as the other pages use; `dash` is here so that names can be
-    resolved for the watched manager's namespace in one place."""
-    del dash
+    """The one place the 3D page names a topic, in the watched manager's namespace:
+    'robot_description', 'joint_states', or 'odometry' of the diff drive `controller`."""
     if what == 'odometry':
-        return f'/{controller.strip("/")}/odom'
-    return {'robot_description': '/robot_description', 'joint_states': '/joint_states'}[what]
+        return controller_topic(dash.manager, controller, 'odom')
+    if what not in ('robot_description', 'joint_states'):
+        raise ValueError(f'no 3D page topic {what!r}')
+    return in_namespace(dash.manager, what)
 
 
 def joint_states(dash: Dashboard) -> Latest:

@@ -109,12 +109,10 @@ class ScenePage:
     def __init__(self, dash: Dashboard, session: Session) -> None:
         self.dash = dash
         self.session = session
-        self.states = scene_bridge.joint_states(dash)
-        self.description = scene_bridge.description_topic(dash)
+        self.manager = ''
+        self._bind()
         self.drawn: Drawn | None = None
         self.source = ''
-        self.description_seen = -1
-        self.next_try = 0.0
         self.panels: list[TrajectoryPanel] = []
         self.panels_key: tuple = ()
         with ui.row().classes('w-full no-wrap items-start'):
@@ -134,6 +132,14 @@ class ScenePage:
                 ).classes('text-caption')
                 self._panels()
         ui.timer(FRAME_S, self._frame)
+
+    def _bind(self) -> None:
+        """Subscribe in the watched manager's namespace; the selector may change it."""
+        self.manager = self.dash.manager
+        self.states = scene_bridge.joint_states(self.dash)
+        self.description = scene_bridge.description_topic(self.dash)
+        self.description_seen = -1
+        self.next_try = 0.0
 
     def _panels_key(self) -> tuple:
         """What the trajectory panels are built from (as the trajectory page has it)."""
@@ -201,6 +207,11 @@ class ScenePage:
         return root_pose_from_odometry(self.drawn.robot, pose, odom.child_frame_id, positions)
 
     async def _frame(self) -> None:
+        if self.dash.manager != self.manager:  # another robot chosen in the header
+            self._bind()
+            if self.drawn is not None:
+                self.scene.delete_objects()
+                self.drawn = None
         if self.drawn is None or self.description.count != self.description_seen:
             await self._load()
         if self._panels_key() != self.panels_key:

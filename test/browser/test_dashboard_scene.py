@@ -112,7 +112,7 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
         msg = joint_states[-1]
         return dict(zip(msg.name, msg.position))['joint1']
 
-    page.goto(f'{dashboard.url}/scene')
+    page.goto(dashboard.address('/scene'))
     expect(page.get_by_test_id('scene-status')).to_contain_text('demo_mobile_manipulator')
     expect(page.get_by_test_id('scene-status')).to_contain_text('robot_description')
     start = joint1()
@@ -156,7 +156,7 @@ def test_the_base_sits_where_the_odometry_says(dashboard, page, ros):
     odom = ros.subscribe(Odometry, '/diff_drive_controller/odom')
     publisher = ros.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
     assert ros.spin_for_messages(odom, 1)
-    page.goto(f'{dashboard.url}/scene')
+    page.goto(dashboard.address('/scene'))
     expect(page.get_by_test_id('scene-base')).to_contain_text(
         'base base_link placed from /diff_drive_controller/odom'
     )
