@@ -20,7 +20,7 @@ from rosgraph_msgs.msg import Clock
 
 from py_controllers.dashboard import motion
 from py_controllers.dashboard.manager_watch import ManagerWatch
-from py_controllers.dashboard.model import JointRange
+from py_controllers.dashboard.model import JointRange, Velocity
 from py_controllers.dashboard.ros_bridge import NotAvailableError, RosBridge
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness
 
@@ -58,7 +58,7 @@ def test_steering_is_clamped_to_the_controllers_limits(ros, bridge):
     # the pad's own range before the controller's limits are known
     msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
     assert (msg.twist.linear.x, msg.twist.angular.z) == (2.0, -4.0)
-    steering.set_limits(topic, 1.0, 3.0)  # the diffbot's linear.x / angular.z max_velocity
+    steering.set_limits(topic, Velocity(1.0, 0.0, 3.0))  # the diffbot's max_velocity
     msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
     assert (msg.twist.linear.x, msg.twist.angular.z) == (1.0, -3.0)
     msg = steer_until_sent(ros, steering, topic, -0.25, 0.5, got)  # within: unchanged
