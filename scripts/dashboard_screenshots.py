@@ -3,7 +3,8 @@
 Starts the demo's ros2_control_node (simulated mobile manipulator), spawns its controllers,
 starts the dashboard, and visits each page in headless Chromium, doing on the way what a
 user would (a trajectory goal, a moment of steering, a GPIO output) so the pictures show
-something. Run: `.venv/bin/python scripts/dashboard_screenshots.py [--out docs]`.
+something; then the simulated PID robot's pid_controller on the tuning page, following a
+few reference steps. Run: `.venv/bin/python scripts/dashboard_screenshots.py [--out docs]`.
 """
 
 from __future__ import annotations
@@ -11,16 +12,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import time
 from pathlib import Path
 
 # a domain of our own, localhost only, before anything starts rclpy (children inherit it)
 os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 
+from control_msgs.msg import MultiDOFCommand
 from playwright.sync_api import expect, sync_playwright
+from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from py_controllers.dashboard.browser import DashboardProcess, launch_chromium
-from py_controllers.testing import CONFIG, ManagerProcess, run_tool
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = [
     'joint_state_broadcaster',
@@ -32,14 +36,48 @@ CONTROLLERS = [
     'gpio_command_controller',
 ]
 WAIT_MS = 30_000
+PID = 'pid_controller'  # config/pid_controllers.yaml: tool_joint, state from the joint
 
 
-def shoot(page: object, out: Path, name: str) -> None:
-    """Save a full-page screenshot of `page` as docs/dashboard_<name>.png."""
+def shoot(page: object, out: Path, name: str, *, full_page: bool = True) -> None:
+    """Save a screenshot of `page` as docs/dashboard_<name>.png."""
     path = out / f'dashboard_{name}.png'
     page.evaluate('window.scrollTo(0, 0)')  # type: ignore[attr-defined]  (fixed header on top)
-    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    page.screenshot(path=str(path), full_page=full_page)  # type: ignore[attr-defined]
     print(f'wrote {path}')
+
+
+def shoot_tuning(out: Path) -> int:
+    """The tuning page of the PID robot's pid_controller while its reference steps; 0 on
+    success."""
+    params, urdf = CONFIG / 'pid_controllers.yaml', CONFIG / 'pid_joint_robot.urdf'
+    with ManagerProcess([params], urdf) as mgr:
+        spawned = run_tool('spawner', PID, '--controller-manager-timeout', '30')
+        if spawned.returncode != 0:
+            print(spawned.stdout, spawned.stderr, mgr.output(), file=sys.stderr)
+            return 1
+        with (
+            RosHarness('dashboard_screenshots') as ros,
+            DashboardProcess() as dash,
+            sync_playwright() as playwright,
+        ):
+            qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+            reference = ros.node.create_publisher(MultiDOFCommand, f'/{PID}/reference', qos)
+            browser = launch_chromium(playwright)
+            page = browser.new_page(viewport={'width': 1280, 'height': 1000})
+            page.set_default_timeout(WAIT_MS)
+            page.goto(dash.address(f'/tuning?controller={PID}'))
+            expect(page.get_by_test_id('input-gains.tool_joint.p')).to_be_visible()
+            for target in (0.8, -0.4, 0.5):  # steps the plots show the response to
+
+                def held(end: float = time.monotonic() + 2.5, value: float = target) -> bool:
+                    reference.publish(MultiDOFCommand(dof_names=['tool_joint'], values=[value]))
+                    return time.monotonic() > end
+
+                ros.spin_until(held, 10.0)
+            shoot(page, out, 'tuning', full_page=False)
+            browser.close()
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -119,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             page.wait_for_timeout(3000)  # a few points on the live charts
             shoot(page, args.out, 'loop')
             browser.close()
-    return 0
+    return shoot_tuning(args.out)  # another robot: after the demo's manager has stopped
 
 
 if __name__ == '__main__':

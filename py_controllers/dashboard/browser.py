@@ -92,7 +92,9 @@ class DashboardProcess(ChildProcess):
     def address(self, path: str = '/') -> str:
         """`path` with the token in the query: the first page a browser opens (the session
         remembers the token for the others)."""
-        return self.url + path + (f'?token={self.token}' if self.token else '')
+        if not self.token:
+            return self.url + path
+        return f'{self.url}{path}{"&" if "?" in path else "?"}token={self.token}'
 
     def _read(self) -> None:
         assert self.process.stdout is not None

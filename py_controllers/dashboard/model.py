@@ -14,6 +14,7 @@ import threading
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from py_controllers.hardware_interface.errors import UrdfError
 from py_controllers.hardware_interface.urdf import CONTINUOUS, parse_urdf
@@ -227,13 +228,20 @@ def twist_from_pad(
     return y * max_linear + 0.0, -x * max_angular + 0.0  # + 0.0: no -0.0
 
 
-def limit_twist(
-    linear: float, angular: float, max_linear: float, max_angular: float
-) -> tuple[float, float]:
-    """(linear, angular) within +-max each; (0, 0) when either is not finite."""
-    if not (math.isfinite(linear) and math.isfinite(angular)):
-        return 0.0, 0.0
-    return clamp(linear, -max_linear, max_linear), clamp(angular, -max_angular, max_angular)
+class Velocity(NamedTuple):
+    """A base's velocity as a pad sends it (or the largest one it may send): linear x and
+    y (m/s), angular z (rad/s)."""
+
+    linear: float
+    lateral: float
+    angular: float
+
+
+def limit_twist(twist: Velocity, maxima: Velocity) -> Velocity:
+    """`twist` with each axis within +-its maximum; all zero when one is not finite."""
+    if not all(math.isfinite(v) for v in twist):
+        return Velocity(0.0, 0.0, 0.0)
+    return Velocity(*(clamp(v, -top, top) for v, top in zip(twist, maxima, strict=True)))
 
 
 def speed_limit(pad_max: float, controller_max: object) -> float:
@@ -252,18 +260,18 @@ class SteeringLease:
     while the lease holds, one zero when it is released or runs out, then nothing.
     """
 
-    ZERO = (0.0, 0.0)
+    ZERO = Velocity(0.0, 0.0, 0.0)
 
     def __init__(self, lease_s: float = 0.3) -> None:
         self.lease_s = lease_s
         self._lock = threading.Lock()
-        self._command: tuple[float, float] | None = None
+        self._command: Velocity | None = None
         self._owner: str | None = None
         self._expires = 0.0
         self._stop_pending = False
 
     @property
-    def current(self) -> tuple[float, float] | None:
+    def current(self) -> Velocity | None:
         """The command being sent, None when stopped."""
         with self._lock:
             return self._command
@@ -274,10 +282,10 @@ class SteeringLease:
         with self._lock:
             return self._owner
 
-    def command(self, owner: str, linear: float, angular: float, now: float) -> None:
-        """Steer with (linear, angular) until `now + lease_s` unless renewed."""
+    def command(self, owner: str, twist: Velocity, now: float) -> None:
+        """Steer with `twist` until `now + lease_s` unless renewed."""
         with self._lock:
-            self._command = (float(linear), float(angular))
+            self._command = Velocity(*(float(v) for v in twist))
             self._owner = owner
             self._expires = now + self.lease_s
             self._stop_pending = False
@@ -292,7 +300,7 @@ class SteeringLease:
             self._stop_pending = True
             return True
 
-    def tick(self, now: float) -> tuple[float, float] | None:
+    def tick(self, now: float) -> Velocity | None:
         """What to publish now: the command, ZERO once after a stop, else None."""
         with self._lock:
             if self._command is not None and now > self._expires:

@@ -1,10 +1,10 @@
-"""Commands that move the robot: the steering pads' cmd_vel and trajectory goals.
+"""Commands that move the robot: the steering pads' TwistStamped and trajectory goals.
 
 Steering is a dead man's handle: a page renews a lease about ten times a second while
 the pad is held; a timer on the ROS thread publishes the command while the lease holds,
 one zero TwistStamped when it is released or runs out (page closed, connection lost,
-browser frozen), then nothing, so the diff drive's own cmd_vel_timeout stays the last
-line of defence.
+browser frozen), then nothing, so the controller's own timeout (a diff drive's
+cmd_vel_timeout, a steering controller's reference_timeout) stays the last line of defence.
 """
 
 from __future__ import annotations
@@ -16,10 +16,12 @@ from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import TwistStamped
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.dashboard.bases import Base
 from py_controllers.dashboard.model import (
     DEFAULT_RANGE,
     JointRange,
     SteeringLease,
+    Velocity,
     clamp_positions,
     limit_twist,
     trajectory_result_text,
@@ -46,16 +48,26 @@ def cmd_vel_topic(manager: str, controller: str) -> str:
     return controller_topic(manager, controller, 'cmd_vel')
 
 
+def twist_topic(manager: str, controller: str, base: Base) -> str:
+    """Where `controller` (a base of kind `base`) reads its TwistStamped:
+    `/<ns>/<controller>/cmd_vel` or `/<ns>/<controller>/reference`."""
+    return controller_topic(manager, controller, base.topic)
+
+
+PAD_RANGE = Velocity(PAD_MAX_LINEAR, 0.0, PAD_MAX_ANGULAR)
+"""What a topic accepts before its pad says more: no sideways speed."""
+
+
 class Steering:
-    """The steering leases of every diff drive, published from one ROS timer."""
+    """The steering leases of every base, published from one ROS timer."""
 
     def __init__(self, bridge: RosBridge, *, lease_s: float = LEASE_S) -> None:
         self.bridge = bridge
         self.lease_s = lease_s
         self.leases: dict[str, SteeringLease] = {}
-        self.limits: dict[str, tuple[float, float]] = {}
-        """topic -> (max linear, max angular): the pad's range, narrowed to the
-        controller's own limits once they are read."""
+        self.limits: dict[str, Velocity] = {}
+        """topic -> the largest speeds: the pad's range, narrowed to the controller's own
+        limits once they are read; a sideways one only for a holonomic base."""
         self.sent = 0
         bridge.timer(PUBLISH_PERIOD_S, self._publish_all)
 
@@ -66,16 +78,18 @@ class Steering:
             self.bridge.in_ros(self.bridge.publisher, TwistStamped, topic)
         return self.leases[topic]
 
-    def set_limits(self, topic: str, max_linear: float, max_angular: float) -> None:
-        """The largest speeds accepted for `topic` (m/s, rad/s)."""
-        self.limits[topic] = (max_linear, max_angular)
+    def set_limits(self, topic: str, limits: Velocity) -> None:
+        """The largest speeds accepted for `topic` (linear x and y m/s, angular z rad/s)."""
+        self.limits[topic] = Velocity(*limits)
 
-    def command(self, topic: str, owner: str, linear: float, angular: float) -> None:
+    def command(
+        self, topic: str, owner: str, linear: float, angular: float, lateral: float = 0.0
+    ) -> None:
         """Steer on `topic` (renews the lease); speeds beyond its limits are clamped to
         them here, whatever the page asked for; a non-finite one stops."""
-        max_linear, max_angular = self.limits.get(topic, (PAD_MAX_LINEAR, PAD_MAX_ANGULAR))
-        linear, angular = limit_twist(linear, angular, max_linear, max_angular)
-        self.lease(topic).command(owner, linear, angular, time.monotonic())
+        maxima = self.limits.get(topic, PAD_RANGE)
+        twist = limit_twist(Velocity(linear, lateral, angular), maxima)
+        self.lease(topic).command(owner, twist, time.monotonic())
 
     def release(self, topic: str, owner: str | None = None) -> None:
         """Stop on `topic` now (a zero goes out at once)."""
@@ -104,7 +118,7 @@ class Steering:
         msg = TwistStamped()
         # the node follows the manager's use_sim_time (ManagerWatch): /clock time then
         msg.header.stamp = self.bridge.node.get_clock().now().to_msg()
-        msg.twist.linear.x, msg.twist.angular.z = command
+        msg.twist.linear.x, msg.twist.linear.y, msg.twist.angular.z = command
         self.bridge.publisher(TwistStamped, topic).publish(msg)
         self.sent += 1
 

@@ -1,14 +1,13 @@
-"""The tuning page's ROS side: a controller's node name, its parameters read and set through
-its own parameter services (rcl_interfaces, as `ros2 param` does), and recorders of the
-topics that matter for its type.
-
-Every controller node and topic name is built by `controller_node` alone.
+"""The tuning page's ROS side: a controller's parameters read and set through its own
+parameter services (rcl_interfaces, as `ros2 param` does), and recorders of the topics that
+matter for its type. Node and topic names come from `names` (the selected manager's
+namespace), as on every page.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from control_msgs.msg import JointTrajectoryControllerState, MultiDOFStateStamped
@@ -18,9 +17,10 @@ from rcl_interfaces.srv import SetParameters
 from rclpy.parameter import Parameter
 
 from py_controllers.dashboard.commands import RefusedError
+from py_controllers.dashboard.names import controller_topic
 from py_controllers.dashboard.ros_bridge import RosBridge
 from py_controllers.dashboard.tuning import Recorder
-from py_controllers.dashboard.tuning_schema import key_parameters
+from py_controllers.dashboard.tuning_schema import key_parameters, parameter_specs
 from py_controllers.dashboard.tuning_signals import (
     DIFF_DRIVE,
     JTC,
@@ -47,13 +47,6 @@ ROS_TYPES = {
 }
 
 
-def controller_node(manager: str, controller: str) -> str:
-    """Full name of `controller`'s node: the manager's namespace, then the controller's name
-    (ros2_control makes controller nodes in the manager's namespace)."""
-    namespace = manager.rstrip('/').rpartition('/')[0]
-    return f'{namespace}/{controller}'
-
-
 # topic (relative to the controller node), message type, values of a message
 SOURCES: dict[str, list[tuple[str, Any, Callable[[Any], dict[str, float]]]]] = {
     PID: [('controller_state', MultiDOFStateStamped, pid_values)],
@@ -73,11 +66,11 @@ class Feeds:
         self.bridge = bridge
         self._recorders: dict[str, Recorder] = {}
 
-    def recorders(self, kind: str, node: str) -> list[Recorder]:
-        """The recorders of the topics of `kind` for controller node `node`."""
+    def recorders(self, kind: str, manager: str, controller: str) -> list[Recorder]:
+        """The recorders of the topics of `kind` for `controller` of `manager`."""
         out = []
         for suffix, msg_type, values in SOURCES.get(kind, []):
-            topic = f'{node}/{suffix}'
+            topic = controller_topic(manager, controller, suffix)
             recorder = self._recorders.get(topic)
             if recorder is None:
                 recorder = self._recorders[topic] = Recorder(keep_s=KEEP_S)
@@ -99,11 +92,14 @@ def _recording(recorder: Recorder, values: Callable[[Any], dict[str, float]]) ->
     return on_message
 
 
-async def read_parameters(bridge: RosBridge, node: str, schema: Schema) -> dict[str, Any]:
-    """The values `node` holds for every parameter of `schema` (the map keys first, since
+async def read_parameters(
+    bridge: RosBridge, node: str, schemas: Sequence[Schema]
+) -> dict[str, Any]:
+    """The values `node` holds for every parameter of `schemas` (the map keys first, since
     they name the mapped parameters); None for those it does not have."""
-    keys = await bridge.get_parameters(node, key_parameters(schema)) if schema else {}
-    names = [spec.name for spec in schema.parameters(keys)]
+    key_names = key_parameters(schemas)
+    keys = await bridge.get_parameters(node, key_names) if key_names else {}
+    names = [spec.name for spec in parameter_specs(schemas, keys)]
     return await bridge.get_parameters(node, names)
 
 

@@ -1,14 +1,13 @@
-"""A controller type's parameter schema (its generate_parameter_library YAML beside its
-module), the rows the tuning page shows from it, and the text a user types read as a
+"""A controller type's parameter schemas (the generate_parameter_library YAMLs its class
+names), the rows the tuning page shows from it, and the text a user types read as a
 value of the parameter's type. No rclpy.
 """
 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,48 +16,36 @@ import yaml
 
 from py_controllers import plugins
 from py_controllers.parameters.errors import ParameterError, SchemaError
-from py_controllers.parameters.schema import Schema, load_schema
+from py_controllers.parameters.schema import ParamSpec, Schema, load_schema
 from py_controllers.parameters.validators import constraints_text, value_range
 from py_controllers.parameters.value_types import coerce, plain_value
 
-SCHEMA_SUFFIX = '_parameters.yaml'
-SCHEMA_ATTRIBUTES = ('schema', 'SCHEMA', '_SCHEMA')
-"""Where a controller class (or its module) names its schema file, as ours do."""
+SCHEMA_ATTRIBUTES = ('SCHEMA', 'GEOMETRY_SCHEMA')
+"""The class attributes naming a controller's parameter files, in the order the page shows
+them: its own `SCHEMA` (a steering controller's is the library's) and a steering controller's
+`GEOMETRY_SCHEMA` (its own parameters beside the library's)."""
 
 
-def schema_path(controller_type: str) -> Path | None:
-    """The schema file of `controller_type` (e.g. 'pid_controller/PidController'): the one
-    its class or module names, else the only `*_parameters.yaml` beside its module, else
-    `<package>_parameters.yaml` there; None when there is none (or the type is unknown)."""
+def schema_paths(controller_type: str) -> list[Path]:
+    """The parameter files of `controller_type` (e.g. 'pid_controller/PidController') as its
+    class names them; [] when it names none (or the type is unknown)."""
     try:
         cls = plugins.load(plugins.CONTROLLERS_GROUP, controller_type, object)
     except plugins.PluginError:
-        return None
-    module = importlib.import_module(cls.__module__)
-    for owner in (cls, module):
-        for attribute in SCHEMA_ATTRIBUTES:
-            named = getattr(owner, attribute, None)
-            if isinstance(named, str | Path) and str(named).endswith('.yaml'):
-                return Path(named)
-    if module.__file__ is None:
-        return None
-    folder = Path(module.__file__).parent
-    found = sorted(folder.glob(f'*{SCHEMA_SUFFIX}'))
-    if len(found) == 1:
-        return found[0]
-    package = folder / f'{controller_type.split("/")[0]}{SCHEMA_SUFFIX}'
-    return package if package.is_file() else None
+        return []
+    named = (getattr(cls, attribute, None) for attribute in SCHEMA_ATTRIBUTES)
+    return [Path(path) for path in named if isinstance(path, str | Path)]
 
 
-def schema_of(controller_type: str) -> tuple[Schema | None, str]:
-    """(the parsed schema, '') or (None, why not) for the page to say."""
-    path = schema_path(controller_type)
-    if path is None:
-        return None, f"no parameter schema found for type '{controller_type}'"
+def schema_of(controller_type: str) -> tuple[list[Schema], str]:
+    """(the parsed schemas, '') or ([], why not) for the page to say."""
+    paths = schema_paths(controller_type)
+    if not paths:
+        return [], f"no parameter schema found for type '{controller_type}'"
     try:
-        return load_schema(path), ''
+        return [load_schema(path) for path in paths], ''
     except SchemaError as exc:
-        return None, str(exc)
+        return [], str(exc)
 
 
 @dataclass(frozen=True)
@@ -83,8 +70,8 @@ class ParamRow:
         return '[' + ', '.join(_plain(v) for v in self.range) + ']'
 
 
-def param_rows(schema: Schema, values: Mapping[str, Any]) -> list[ParamRow]:
-    """Every parameter of `schema` for the map keys in `values` (dotted name -> value as
+def param_rows(schemas: Sequence[Schema], values: Mapping[str, Any]) -> list[ParamRow]:
+    """Every parameter of `schemas` for the map keys in `values` (dotted name -> value as
     the node holds it), in schema order."""
     return [
         ParamRow(
@@ -98,13 +85,18 @@ def param_rows(schema: Schema, values: Mapping[str, Any]) -> list[ParamRow]:
             range=value_range(spec.leaf),
             rules=constraints_text(spec.leaf),
         )
-        for spec in schema.parameters(values)
+        for spec in parameter_specs(schemas, values)
     ]
 
 
-def key_parameters(schema: Schema) -> list[str]:
+def parameter_specs(schemas: Sequence[Schema], values: Mapping[str, Any]) -> list[ParamSpec]:
+    """Every parameter of `schemas`, in order, for the map keys in `values`."""
+    return [spec for schema in schemas for spec in schema.parameters(values)]
+
+
+def key_parameters(schemas: Sequence[Schema]) -> list[str]:
     """The parameters whose values name the `__map_` entries (read them first)."""
-    return sorted(schema.key_parameters)
+    return sorted({key for schema in schemas for key in schema.key_parameters})
 
 
 def value_text(value: Any) -> str:
@@ -152,8 +144,9 @@ __all__ = [
     'ParameterError',
     'key_parameters',
     'param_rows',
+    'parameter_specs',
     'parse_value',
     'schema_of',
-    'schema_path',
+    'schema_paths',
     'value_text',
 ]

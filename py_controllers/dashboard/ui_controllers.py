@@ -1,7 +1,11 @@
 """The controllers page (rqt_controller_manager): state, interfaces, chains, update rate;
-load, configure, activate, deactivate, clean up, unload; switch with strictness."""
+load, configure, activate, deactivate, clean up, unload; switch with strictness. Each
+controller's card links to its tuning page. Every action goes to the manager selected when
+it is made (the header's selector rebinds the page)."""
 
 from __future__ import annotations
+
+from urllib.parse import quote
 
 from nicegui import ui
 
@@ -22,7 +26,6 @@ STRICTNESS = {commands.STRICT: 'strict', commands.BEST_EFFORT: 'best effort'}
 
 def build(dash: Dashboard, session: Session) -> None:
     """The page body."""
-    manager = dash.manager
     form: dict = {'strictness': commands.STRICT, 'asap': False}
 
     with ui.card().classes('w-full'):
@@ -41,7 +44,8 @@ def build(dash: Dashboard, session: Session) -> None:
                     session.show_answer('load: choose or type a controller name', False)
                     return
                 ok = await session.act(
-                    f'load {name}', lambda: commands.lifecycle(dash.bridge, manager, 'load', name)
+                    f'load {name}',
+                    lambda: commands.lifecycle(dash.bridge, dash.manager, 'load', name),
                 )
                 if ok:
                     load_name.set_value(None)
@@ -59,7 +63,7 @@ def build(dash: Dashboard, session: Session) -> None:
                     'switch',
                     lambda: commands.switch(
                         dash.bridge,
-                        manager,
+                        dash.manager,
                         list(to_activate.value or []),
                         list(to_deactivate.value or []),
                         strictness=int(form['strictness']),
@@ -80,7 +84,7 @@ def build(dash: Dashboard, session: Session) -> None:
                 f'{action} {name}',
                 lambda: commands.switch(
                     dash.bridge,
-                    manager,
+                    dash.manager,
                     on,
                     off,
                     strictness=int(form['strictness']),
@@ -89,7 +93,8 @@ def build(dash: Dashboard, session: Session) -> None:
             )
         else:
             await session.act(
-                f'{action} {name}', lambda: commands.lifecycle(dash.bridge, manager, action, name)
+                f'{action} {name}',
+                lambda: commands.lifecycle(dash.bridge, dash.manager, action, name),
             )
 
     def card(c: ControllerInfo) -> None:
@@ -104,6 +109,9 @@ def build(dash: Dashboard, session: Session) -> None:
                 if c.is_chainable:
                     ui.badge('chained' if c.is_chained else 'chainable', color='info')
                 ui.space()
+                ui.link('tune', f'/tuning?controller={quote(c.name)}').classes(
+                    'text-caption q-mr-sm'
+                ).props(f'data-testid=tune-{c.name}')
                 for action in controller_actions(c.state):
                     ui.button(
                         action,

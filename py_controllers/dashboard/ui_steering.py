@@ -1,13 +1,15 @@
-"""Steering pads (rqt_robot_steering): one per diff drive controller, TwistStamped on
-`/<ns>/<controller>/cmd_vel` while the pad is held and its switch is on. The speed
-sliders stop at the controller's own `linear.x.max_velocity` and `angular.z.max_velocity`,
-and the server clamps every command to them (`motion.Steering.command`).
+"""Steering pads (rqt_robot_steering): one per base that takes a TwistStamped (diff drive,
+tricycle, omni wheel and mecanum drives, the steering controllers; `bases.BASES`), sent on
+the controller's own topic (`/<ns>/<controller>/cmd_vel` or `.../reference`) while the pad
+is held and its switch is on. A holonomic base's pad can move it sideways (linear.y) instead
+of turning it. The speed sliders stop at the controller's own limits where it has them, and
+the server clamps every command to them (`motion.Steering.command`).
 
 The browser reports the pad's position ten times a second while a pointer holds it
 (`steer` events) and says when it lets go (`steer_end`, also on blur and when the tab is
 hidden); the server keeps a lease (see `motion.Steering`), so a page that closes, freezes
-or loses its connection stops the robot within the lease, well inside the diff drive's
-cmd_vel_timeout. A disconnect stops it at once.
+or loses its connection stops the robot within the lease, well inside the controller's own
+timeout. A disconnect stops it at once.
 """
 
 from __future__ import annotations
@@ -16,11 +18,15 @@ from typing import Any
 
 from nicegui import background_tasks, ui
 
-from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, speed_limit, twist_from_pad
-from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR, cmd_vel_topic
+from py_controllers.dashboard.bases import BASES, Base, pad_limits
+from py_controllers.dashboard.model import twist_from_pad
+from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR, PAD_RANGE, twist_topic
 from py_controllers.dashboard.names import controller_node
 from py_controllers.dashboard.ros_bridge import CallFailedError, NotAvailableError
 from py_controllers.dashboard.ui_common import Dashboard, Session, fmt, state_color
+
+TURN, SIDEWAYS = 'turn', 'sideways'
+"""What a holonomic pad's left-right axis does."""
 
 PAD_SCRIPT = """
 <script>
@@ -76,15 +82,22 @@ PAD_SCRIPT = """
 
 
 class SteeringPad:
-    """The card of one diff drive controller."""
+    """The card of one base."""
 
-    def __init__(self, dash: Dashboard, session: Session, name: str, state: str) -> None:
+    def __init__(
+        self, dash: Dashboard, session: Session, name: str, state: str, base: Base
+    ) -> None:
         self.dash = dash
         self.session = session
         self.name = name
-        self.topic = cmd_vel_topic(dash.manager, name)
+        self.base = base
+        self.topic = twist_topic(dash.manager, name, base)
         self.node = controller_node(dash.manager, name)
-        self.limits = {'linear': 0.5, 'angular': 1.0}
+        self.limits = {'linear': 0.5, 'angular': 1.0, 'lateral': 0.5, 'axis': TURN}
+        # before the controller's limits are read: the pad's range, sideways if it can
+        dash.steering.set_limits(
+            self.topic, PAD_RANGE._replace(lateral=PAD_MAX_LINEAR if base.holonomic else 0.0)
+        )
         with ui.card().classes('q-pa-sm').props(f'data-testid=steer-{name}'):
             with ui.row().classes('items-center'):
                 ui.label(name).classes('text-subtitle1 text-weight-bold')
@@ -110,36 +123,49 @@ class SteeringPad:
                         'pointer-events: none'
                     )
                 with ui.column().classes('q-ml-md'):
-                    ui.label().bind_text_from(
-                        self.limits, 'linear', lambda v: f'max linear {v:.2f} m/s'
-                    )
-                    self.linear = ui.slider(min=0.05, max=PAD_MAX_LINEAR, step=0.05)
-                    self.linear.bind_value(self.limits, 'linear')
-                    ui.label().bind_text_from(
-                        self.limits, 'angular', lambda v: f'max angular {v:.1f} rad/s'
-                    )
-                    self.angular = ui.slider(min=0.1, max=PAD_MAX_ANGULAR, step=0.1)
-                    self.angular.bind_value(self.limits, 'angular')
+                    self.linear = self._slider('linear', 'max linear {:.2f} m/s', 0.05)
+                    self.angular = self._slider('angular', 'max angular {:.1f} rad/s', 0.1)
+                    self.lateral = None
+                    if base.holonomic:
+                        self.lateral = self._slider('lateral', 'max sideways {:.2f} m/s', 0.05)
+                        ui.toggle(
+                            {TURN: 'left-right turns', SIDEWAYS: 'left-right slides'}
+                        ).bind_value(self.limits, 'axis').props(
+                            f'dense data-testid=steer-axis-{name}'
+                        )
                     self.sending = ui.label('stopped').props(f'data-testid=steer-sending-{name}')
             self._show_enabled(False)
         ui.timer(0.2, self._show_sending)
         background_tasks.create(self._read_limits())
 
+    def _slider(self, key: str, text: str, step: float) -> Any:
+        ui.label().bind_text_from(self.limits, key, lambda v: text.format(v))
+        top = PAD_MAX_ANGULAR if key == 'angular' else PAD_MAX_LINEAR
+        slider = ui.slider(min=step, max=top, step=step).props(
+            f'data-testid=steer-max-{key}-{self.name}'
+        )
+        slider.bind_value(self.limits, key)
+        return slider
+
     async def _read_limits(self) -> None:
         """The controller's velocity limits narrow the sliders and the server's clamp."""
-        keys = ['linear.x.max_velocity', 'angular.z.max_velocity']
+        names = self.base.limit_parameters
         try:
-            values = await self.dash.bridge.get_parameters(self.node, keys)
+            values = await self.dash.bridge.get_parameters(self.node, names) if names else {}
         except (NotAvailableError, CallFailedError):
             return  # the pad's own range stays the limit
-        linear = speed_limit(PAD_MAX_LINEAR, values.get(keys[0]))
-        angular = speed_limit(PAD_MAX_ANGULAR, values.get(keys[1]))
-        self.dash.steering.set_limits(self.topic, linear, angular)
-        for slider, top in ((self.linear, linear), (self.angular, angular)):
-            slider.props['max'] = top
-            slider.update()
-        self.limits['linear'] = min(self.limits['linear'], linear)
-        self.limits['angular'] = min(self.limits['angular'], angular)
+        limits = pad_limits(self.base, values, PAD_MAX_LINEAR, PAD_MAX_ANGULAR)
+        self.dash.steering.set_limits(self.topic, limits)
+        for key, slider in (
+            ('linear', self.linear),
+            ('angular', self.angular),
+            ('lateral', self.lateral),
+        ):
+            if slider is not None:
+                top = getattr(limits, key)
+                slider.props['max'] = top
+                slider.update()
+                self.limits[key] = min(self.limits[key], top)
 
     def _show_enabled(self, on: bool) -> None:
         if on:
@@ -156,15 +182,21 @@ class SteeringPad:
         self._show_enabled(bool(e.value))
 
     def steer(self, x: float, y: float) -> None:
-        """A `steer` event for this pad."""
+        """A `steer` event for this pad: up is forward; left-right turns, or slides a
+        holonomic base sideways when its toggle says so."""
         if not self.enable.value or not self.session.allowed():
             return
+        sideways = self.lateral is not None and self.limits['axis'] == SIDEWAYS
         try:
-            max_linear, max_angular = float(self.limits['linear']), float(self.limits['angular'])
+            max_linear = float(self.limits['linear'])
+            max_side = float(self.limits['lateral' if sideways else 'angular'])
         except (TypeError, ValueError):
-            max_linear = max_angular = 0.0
-        linear, angular = twist_from_pad(x, y, max_linear, max_angular)
-        self.dash.steering.command(self.topic, self.session.id, linear, angular)
+            max_linear = max_side = 0.0
+        linear, side = twist_from_pad(x, y, max_linear, max_side)
+        if sideways:  # right is -y, as a right turn is -z
+            self.dash.steering.command(self.topic, self.session.id, linear, 0.0, side)
+        else:
+            self.dash.steering.command(self.topic, self.session.id, linear, side)
 
     def let_go(self) -> None:
         """The pad was let go."""
@@ -176,8 +208,10 @@ class SteeringPad:
         if cmd is None:
             self.sending.set_text('stopped')
             return
+        sideways = f', sideways {fmt(cmd.lateral, 2)} m/s' if self.base.holonomic else ''
         self.sending.set_text(
-            f'sending linear {fmt(cmd[0], 2)} m/s, angular {fmt(cmd[1], 2)} rad/s'
+            f'sending linear {fmt(cmd.linear, 2)} m/s{sideways}, '
+            f'angular {fmt(cmd.angular, 2)} rad/s'
         )
 
 
@@ -206,20 +240,24 @@ def build(dash: Dashboard, session: Session) -> None:
     session.client.on_disconnect(lambda: dash.steering.release_owner(session.id))
     session.client.on_delete(lambda: dash.steering.release_owner(session.id))
 
+    def bases() -> list:
+        return [c for c in dash.watch.state.controllers if c.type in BASES]
+
     def key() -> tuple:
-        drives = tuple((c.name, c.state) for c in dash.watch.of_type(DIFF_DRIVE_TYPE))
-        return dash.manager, drives
+        return dash.manager, tuple((c.name, c.type, c.state) for c in bases())
 
     @ui.refreshable
     def listing() -> None:
         dash.steering.release_owner(session.id)
         pads.clear()
-        drives = dash.watch.of_type(DIFF_DRIVE_TYPE)
+        drives = bases()
         if not drives:
-            ui.label('No diff drive controller loaded.').classes('text-grey-7')
+            ui.label(
+                'No base to steer (diff drive, tricycle, omni, mecanum or steering controller).'
+            ).classes('text-grey-7')
         with ui.row():
             for c in drives:
-                pads[c.name] = SteeringPad(dash, session, c.name, c.state)
+                pads[c.name] = SteeringPad(dash, session, c.name, c.state, BASES[c.type])
 
     listing()
     shown = [key()]

@@ -15,6 +15,7 @@ from urllib.parse import quote
 from nicegui import ui
 
 from py_controllers.dashboard import tuning, tuning_bridge, tuning_schema, tuning_signals
+from py_controllers.dashboard.names import controller_node
 from py_controllers.dashboard.tuning_schema import ParameterError, ParamRow
 from py_controllers.dashboard.ui_common import Dashboard, Session, answer_line, line_chart
 
@@ -50,34 +51,47 @@ def build(dash: Dashboard, session: Session) -> None:
             .props('data-testid=tuning-controller')
         )
         heading = ui.label().classes('text-caption').props('data-testid=tuning-type')
+
+    def offer() -> None:  # the selected manager's controllers (and the one asked for)
+        current = sorted({c.name for c in dash.watch.state.controllers} | ({chosen} - {''}))
+        if list(picker.options) != current:
+            picker.set_options(current, value=chosen or None)
+
+    ui.timer(1.0, offer)
     if not chosen:
         heading.set_text('choose a controller')
-
-        def offer() -> None:
-            current = sorted(c.name for c in dash.watch.state.controllers)
-            if list(picker.options) != current:
-                picker.set_options(current)
-
-        ui.timer(1.0, offer)
         return
-    node = tuning_bridge.controller_node(dash.manager, chosen)
-    view = _TuningView(dash, session, chosen, node, heading)
-    ui.timer(REFRESH_S, view.refresh)
+    views: list[_TuningView] = []
+
+    @ui.refreshable
+    def body() -> None:
+        views[:] = [_TuningView(dash, session, chosen, dash.manager, heading)]
+
+    body()
+
+    async def refresh() -> None:
+        # the header's manager selector rebinds the page: the view of that manager's node
+        if views[0].manager != dash.manager:
+            body.refresh()
+        await views[0].refresh()
+
+    ui.timer(REFRESH_S, refresh)
 
 
 class _TuningView:
     """The parameters and plots of one controller on one page."""
 
     def __init__(
-        self, dash: Dashboard, session: Session, name: str, node: str, heading: Any
+        self, dash: Dashboard, session: Session, name: str, manager: str, heading: Any
     ) -> None:
-        self.dash, self.session, self.name, self.node, self.heading = (
+        self.dash, self.session, self.name, self.manager, self.heading = (
             dash,
             session,
             name,
-            node,
+            manager,
             heading,
         )
+        self.node = controller_node(manager, name)
         self.type = ''
         self.kind: str | None = None
         self.recorders: list[tuning.Recorder] = []
@@ -113,22 +127,22 @@ class _TuningView:
         """Read the schema and the node's values, and draw the parameter list."""
         self.loading = True
         try:
-            schema, problem = tuning_schema.schema_of(self.type)
+            schemas, problem = tuning_schema.schema_of(self.type)
             self.params_box.clear()
-            if schema is None:
+            if not schemas:
                 with self.params_box:
                     ui.label(problem).classes('text-negative').props('data-testid=params-problem')
                 return
             try:
                 self.values = await tuning_bridge.read_parameters(
-                    self.dash.bridge, self.node, schema
+                    self.dash.bridge, self.node, schemas
                 )
             except Exception as exc:  # the node is not there (yet): said, and tried again
                 with self.params_box:
                     ui.label(f'parameters of {self.node}: {exc}').classes('text-negative')
                 self.type = ''
                 return
-            self.rows = tuning_schema.param_rows(schema, self.values)
+            self.rows = tuning_schema.param_rows(schemas, self.values)
             with self.params_box:
                 for row in self.rows:
                     self._row(row)
@@ -181,10 +195,10 @@ class _TuningView:
 
         await self.session.act(f'set {row.name}', work)
         try:
-            schema, _ = tuning_schema.schema_of(self.type)
-            if schema is not None:
+            schemas, _ = tuning_schema.schema_of(self.type)
+            if schemas:
                 self.values = await tuning_bridge.read_parameters(
-                    self.dash.bridge, self.node, schema
+                    self.dash.bridge, self.node, schemas
                 )
         except Exception:  # the answer line already says what happened
             return
@@ -248,13 +262,13 @@ class _TuningView:
         parameters once, and redraw the plots."""
         info = next((c for c in self.dash.watch.state.controllers if c.name == self.name), None)
         if info is None:
-            self.heading.set_text(f"no controller '{self.name}' in {self.dash.manager}")
+            self.heading.set_text(f"no controller '{self.name}' in {self.manager}")
             return
         self.heading.set_text(f'{info.type} ({info.state}), node {self.node}')
         if info.type != self.type and not self.loading:
             self.type = info.type
             self.kind = tuning_signals.kind_of(info.type)
-            self.recorders = _feeds(self.dash).recorders(self.kind or '', self.node)
+            self.recorders = _feeds(self.dash).recorders(self.kind or '', self.manager, self.name)
             if self.kind is None:
                 self.plots.clear()
                 with self.plots:

@@ -119,7 +119,7 @@ def test_a_gain_set_on_the_page_reaches_the_controller_and_the_plot(dashboard, p
     assert ros.spin_until(lambda: output_is(4.0)), states[-1:] or 'no controller_state'
     assert states[-1].dof_states[0].error == 1.0
 
-    page.goto(f'{dashboard.url}/tuning?controller={PID}')
+    page.goto(dashboard.address(f'/tuning?controller={PID}'))
     expect(page.get_by_test_id('tuning-type')).to_contain_text('pid_controller/PidController')
     # the schema's description, read-only flags and ranges are shown
     expect(page.get_by_test_id(f'param-{P}')).to_contain_text('Proportional gain')
@@ -150,7 +150,7 @@ def test_a_gain_set_on_the_page_reaches_the_controller_and_the_plot(dashboard, p
 
 def test_an_out_of_range_value_is_refused_with_the_nodes_reason(dashboard, page, ros):
     before = parameters(ros, [TRACKING])
-    page.goto(f'{dashboard.url}/tuning?controller={PID}')
+    page.goto(dashboard.address(f'/tuning?controller={PID}'))
     field = page.get_by_test_id(f'input-{TRACKING}')
     expect(field).to_have_value(str(before[0]))
     field.fill('-1')
@@ -167,7 +167,7 @@ def test_an_out_of_range_value_is_refused_with_the_nodes_reason(dashboard, page,
 
 
 def test_csv_export_holds_the_plotted_signals(dashboard, page, ros):
-    page.goto(f'{dashboard.url}/tuning?controller={PID}')
+    page.goto(dashboard.address(f'/tuning?controller={PID}'))
     expect(page.get_by_test_id('plot-status')).not_to_contain_text(' 0 samples')
     with page.expect_download() as download:
         page.get_by_test_id('plot-export').click()
@@ -177,3 +177,13 @@ def test_csv_export_holds_the_plotted_signals(dashboard, page, ros):
     assert rows
     last = [float(x) for x in rows[-1].split(',')]
     assert last[1:4] == [1.0, 0.0, 1.0]  # the reference and measured state the test gave
+
+
+def test_the_controllers_card_links_to_its_tuning_page(dashboard, page):
+    page.goto(dashboard.address('/'))
+    page.get_by_test_id(f'tune-{PID}').click()
+    expect(page).to_have_url(f'{dashboard.url}/tuning?controller={PID}')
+    expect(page.get_by_test_id('tuning-type')).to_contain_text(
+        f'pid_controller/PidController (active), node /{PID}'
+    )
+    expect(page.get_by_test_id(f'input-{P}')).to_be_visible()

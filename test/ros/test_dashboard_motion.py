@@ -14,15 +14,19 @@ import math
 
 import pytest
 from control_msgs.action import FollowJointTrajectory
+from control_msgs.msg import SteeringControllerStatus
 from geometry_msgs.msg import TwistStamped
+from nav_msgs.msg import Odometry
 from rclpy.action import ActionServer
 from rosgraph_msgs.msg import Clock
 
 from py_controllers.dashboard import motion
+from py_controllers.dashboard.bases import BASES, pad_limits
 from py_controllers.dashboard.manager_watch import ManagerWatch
-from py_controllers.dashboard.model import JointRange
+from py_controllers.dashboard.model import JointRange, Velocity
+from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR
 from py_controllers.dashboard.ros_bridge import NotAvailableError, RosBridge
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 
 @pytest.fixture
@@ -58,7 +62,7 @@ def test_steering_is_clamped_to_the_controllers_limits(ros, bridge):
     # the pad's own range before the controller's limits are known
     msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
     assert (msg.twist.linear.x, msg.twist.angular.z) == (2.0, -4.0)
-    steering.set_limits(topic, 1.0, 3.0)  # the diffbot's linear.x / angular.z max_velocity
+    steering.set_limits(topic, Velocity(1.0, 0.0, 3.0))  # the diffbot's max_velocity
     msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
     assert (msg.twist.linear.x, msg.twist.angular.z) == (1.0, -3.0)
     msg = steer_until_sent(ros, steering, topic, -0.25, 0.5, got)  # within: unchanged
@@ -126,3 +130,66 @@ def test_cmd_vel_is_stamped_with_the_robots_sim_time(ros, bridge):
         got = ros.subscribe(TwistStamped, '/simbot/base/cmd_vel')
         msg = steer_until_sent(ros, steering, topic, 0.2, 0.0, got)
         assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (1234, 500_000_000)
+
+
+def spawn(manager: ManagerProcess, controller: str) -> None:
+    """`controller` spawned (and active) on the root namespace's manager."""
+    done = run_tool('spawner', controller, '--controller-manager-timeout', '30')
+    assert done.returncode == 0, done.stdout + done.stderr + manager.output()
+
+
+def test_a_mecanum_base_steered_sideways_moves_in_y_only(ros, bridge):
+    """The pad's sideways axis (linear.y) on ~/reference: the odometry moves left and
+    nothing else (mecanum kinematics with vx = wz = 0 put no forward or turning speed)."""
+    name = 'mecanum_drive_controller'
+    base = BASES['mecanum_drive_controller/MecanumDriveController']
+    with ManagerProcess([CONFIG / 'mobile_bases.yaml'], CONFIG / 'mecanum_base.urdf') as manager:
+        spawn(manager, name)
+        steering = motion.Steering(bridge)
+        topic = motion.twist_topic('/controller_manager', name, base)
+        assert topic == '/mecanum_drive_controller/reference'
+        steering.set_limits(topic, pad_limits(base, {}, PAD_MAX_LINEAR, PAD_MAX_ANGULAR))
+        odom = ros.subscribe(Odometry, f'/{name}/odometry')
+        assert ros.spin_for_messages(odom, 1), manager.output()
+
+        def moved_left() -> bool:
+            steering.command(topic, 'page-1', 0.0, 0.0, 0.3)  # the pad slid to the left
+            return odom[-1].pose.pose.position.y > 0.1
+
+        assert ros.spin_until(moved_left, 30.0), manager.output()
+        pose, twist = odom[-1].pose.pose, odom[-1].twist.twist  # while held
+        steering.release(topic)
+        assert abs(pose.position.x) < 1e-9
+        assert abs(pose.orientation.z) < 1e-9  # no yaw
+        assert abs(twist.linear.x) < 1e-9 and abs(twist.angular.z) < 1e-9
+        assert twist.linear.y > 0.0
+
+
+def test_an_ackermann_car_gets_its_reference_and_never_a_sideways_speed(ros, bridge):
+    """A steering controller reads the pad on ~/reference; it is not holonomic, so a
+    sideways speed the page asks for is clamped to 0 on the server."""
+    name = 'ackermann_steering_controller'
+    base = BASES['ackermann_steering_controller/AckermannSteeringController']
+    params = CONFIG / 'steering_controllers.yaml'
+    with ManagerProcess([params], CONFIG / 'steering_robot.urdf') as manager:
+        spawn(manager, name)
+        steering = motion.Steering(bridge)
+        topic = motion.twist_topic('/controller_manager', name, base)
+        assert topic == '/ackermann_steering_controller/reference'
+        steering.set_limits(topic, pad_limits(base, {}, PAD_MAX_LINEAR, PAD_MAX_ANGULAR))
+        sent = ros.subscribe(TwistStamped, topic)
+        status = ros.subscribe(SteeringControllerStatus, f'/{name}/controller_state')
+        odom = ros.subscribe(Odometry, f'/{name}/odometry')
+        assert ros.spin_for_messages(odom, 1), manager.output()
+
+        def forward_left() -> bool:
+            steering.command(topic, 'page-1', 1.0, 0.2, 0.5)
+            return odom[-1].pose.pose.position.x > 0.1 and bool(status)
+
+        assert ros.spin_until(forward_left, 30.0), manager.output()
+        steering.release(topic)
+        moving = [m.twist for m in sent if m.twist.linear.x != 0.0]
+        assert moving, 'nothing seen on ~/reference'
+        assert (moving[-1].linear.x, moving[-1].linear.y, moving[-1].angular.z) == (1.0, 0.0, 0.2)
+        assert odom[-1].pose.pose.position.y > 0.0  # turning left
+        assert all(angle > 0.0 for angle in status[-1].steering_angle_command)

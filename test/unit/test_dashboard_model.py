@@ -8,6 +8,7 @@ from py_controllers.dashboard.model import (
     ControllerInfo,
     Series,
     SteeringLease,
+    Velocity,
     controller_actions,
     hardware_targets,
     joint_ranges,
@@ -64,14 +65,14 @@ def test_twist_from_pad():
 def test_steering_lease_sends_zero_once_after_release_or_expiry():
     lease = SteeringLease(lease_s=0.3)
     assert lease.tick(0.0) is None  # nothing before the first command
-    lease.command('page1', 0.4, 0.1, now=10.0)
-    assert lease.tick(10.1) == (0.4, 0.1)
-    assert lease.tick(10.3) == (0.4, 0.1)  # the lease holds until 10.3
+    lease.command('page1', Velocity(0.4, 0.0, 0.1), now=10.0)
+    assert lease.tick(10.1) == (0.4, 0.0, 0.1)
+    assert lease.tick(10.3) == (0.4, 0.0, 0.1)  # the lease holds until 10.3
     assert lease.tick(10.31) == SteeringLease.ZERO  # ran out: one zero
     assert lease.tick(10.35) is None  # then nothing
-    lease.command('page1', 0.4, 0.0, now=11.0)
+    lease.command('page1', Velocity(0.4, 0.2, 0.0), now=11.0)
     assert not lease.release('page2')  # another page cannot stop what it does not steer
-    assert lease.tick(11.1) == (0.4, 0.0)
+    assert lease.tick(11.1) == (0.4, 0.2, 0.0)
     assert lease.release('page1')
     assert lease.current is None
     assert lease.tick(11.1) == SteeringLease.ZERO

@@ -5,16 +5,23 @@ import math
 
 import pytest
 
+from py_controllers.dashboard.bases import BASES, pad_limits
 from py_controllers.dashboard.guard import host_name, refusal, same_origin
 from py_controllers.dashboard.model import (
+    DIFF_DRIVE_TYPE,
     JointRange,
+    Velocity,
     clamp_positions,
     limit_twist,
     session_allowed,
     speed_limit,
     token_digest,
 )
-from py_controllers.dashboard.motion import cmd_vel_topic, follow_joint_trajectory_action
+from py_controllers.dashboard.motion import (
+    cmd_vel_topic,
+    follow_joint_trajectory_action,
+    twist_topic,
+)
 from py_controllers.dashboard.names import (
     LIST_CONTROLLERS_TYPE,
     controller_node,
@@ -81,9 +88,13 @@ def test_goals_are_clamped_to_the_joint_ranges():
 
 
 def test_steering_speeds_are_limited():
-    assert limit_twist(100.0, -100.0, 1.0, 3.0) == (1.0, -3.0)
-    assert limit_twist(0.4, 0.2, 1.0, 3.0) == (0.4, 0.2)
-    assert limit_twist(math.inf, 0.2, 1.0, 3.0) == (0.0, 0.0)
+    top = Velocity(1.0, 0.0, 3.0)  # a diff drive: nothing sideways
+    assert limit_twist(Velocity(100.0, 0.0, -100.0), top) == (1.0, 0.0, -3.0)
+    assert limit_twist(Velocity(0.4, 0.0, 0.2), top) == (0.4, 0.0, 0.2)
+    assert limit_twist(Velocity(0.4, 0.7, 0.2), top) == (0.4, 0.0, 0.2)
+    assert limit_twist(Velocity(0.4, -0.7, 0.2), top._replace(lateral=0.5)) == (0.4, -0.5, 0.2)
+    assert limit_twist(Velocity(math.inf, 0.0, 0.2), top) == (0.0, 0.0, 0.0)
+    assert limit_twist(Velocity(0.1, math.nan, 0.2), top) == (0.0, 0.0, 0.0)
     assert speed_limit(2.0, 1.0) == 1.0  # the diffbot's linear.x.max_velocity
     assert speed_limit(4.0, 3.0) == 3.0
     assert speed_limit(2.0, math.nan) == 2.0  # upstream's NaN: unlimited
@@ -97,3 +108,47 @@ def test_a_session_from_before_a_token_change_is_refused():
     assert not session_allowed('second', remembered)
     assert not session_allowed('first', None)
     assert session_allowed(None, None)
+
+
+def test_every_twist_base_gets_a_pad_on_its_own_topic():
+    topics = {t: twist_topic('/r1/controller_manager', 'base', b) for t, b in BASES.items()}
+    assert topics[DIFF_DRIVE_TYPE] == '/r1/base/cmd_vel'
+    assert topics['tricycle_controller/TricycleController'] == '/r1/base/cmd_vel'
+    assert topics['omni_wheel_drive_controller/OmniWheelDriveController'] == '/r1/base/cmd_vel'
+    assert topics['mecanum_drive_controller/MecanumDriveController'] == '/r1/base/reference'
+    for kind in ('ackermann', 'bicycle', 'tricycle'):
+        type_ = f'{kind}_steering_controller/{kind.capitalize()}SteeringController'
+        assert topics[type_] == '/r1/base/reference'
+    holonomic = sorted(t for t, b in BASES.items() if b.holonomic)
+    assert holonomic == [
+        'mecanum_drive_controller/MecanumDriveController',
+        'omni_wheel_drive_controller/OmniWheelDriveController',
+    ]
+
+
+def test_pad_limits_are_each_controllers_own():
+    mecanum = BASES['mecanum_drive_controller/MecanumDriveController']
+    values = {
+        'linear.x.max_velocity': 0.8,
+        'linear.y.max_velocity': 0.3,
+        'angular.z.max_velocity': math.nan,  # upstream's unlimited
+    }
+    assert mecanum.limit_parameters == [
+        'angular.z.max_velocity',
+        'linear.x.max_velocity',
+        'linear.y.max_velocity',
+    ]
+    assert pad_limits(mecanum, values, 2.0, 4.0) == (0.8, 0.3, 4.0)
+    diff_drive = BASES[DIFF_DRIVE_TYPE]
+    limits = {'linear.x.max_velocity': 1.0, 'angular.z.max_velocity': 3.0}
+    assert pad_limits(diff_drive, limits, 2.0, 4.0) == (1.0, 0.0, 3.0)  # never sideways
+    # a tricycle's traction limit is rad/s of its wheel: 5 rad/s * 0.1 m = 0.5 m/s
+    tricycle = BASES['tricycle_controller/TricycleController']
+    wheel = {'traction.max_velocity': 5.0, 'wheel_radius': 0.1}
+    assert pad_limits(tricycle, wheel, 2.0, 4.0) == (0.5, 0.0, 4.0)
+    assert pad_limits(tricycle, {'traction.max_velocity': 5.0}, 2.0, 4.0) == (2.0, 0.0, 4.0)
+    omni = BASES['omni_wheel_drive_controller/OmniWheelDriveController']
+    assert omni.limit_parameters == []
+    assert pad_limits(omni, {}, 2.0, 4.0) == (2.0, 2.0, 4.0)  # the pad's range, sideways too
+    ackermann = BASES['ackermann_steering_controller/AckermannSteeringController']
+    assert pad_limits(ackermann, {}, 2.0, 4.0) == (2.0, 0.0, 4.0)

@@ -1,5 +1,6 @@
 """The tuning page's pure pieces: the window, downsampling, CSV, signals, schema rows."""
 
+from importlib.metadata import entry_points
 from types import SimpleNamespace as Msg
 
 import pytest
@@ -15,13 +16,12 @@ from py_controllers.dashboard.tuning import (
     series,
     window,
 )
-from py_controllers.dashboard.tuning_bridge import controller_node
 from py_controllers.dashboard.tuning_schema import (
     ParameterError,
     param_rows,
     parse_value,
     schema_of,
-    schema_path,
+    schema_paths,
     value_text,
 )
 from py_controllers.dashboard.tuning_signals import (
@@ -111,12 +111,6 @@ def test_csv_has_time_from_the_first_sample_and_empty_cells_for_absent_signals()
     assert csv_text([]) == 't\n'
 
 
-def test_controller_node_is_in_the_managers_namespace():
-    assert controller_node('/controller_manager', 'pid') == '/pid'
-    assert controller_node('/robot1/controller_manager', 'pid') == '/robot1/pid'
-    assert controller_node('/a/b/cm/', 'x') == '/a/b/x'
-
-
 def test_pid_and_jtc_signals_and_their_charts():
     pid = Msg(dof_states=[Msg(name='j', reference=1.0, feedback=0.25, error=0.75, output=3.0)])
     assert pid_values(pid) == {
@@ -145,23 +139,65 @@ def test_pid_and_jtc_signals_and_their_charts():
     assert charts_for('other', ['x']) == []
 
 
-def test_schema_of_a_type_is_the_one_beside_its_module():
-    assert schema_path('pid_controller/PidController').name == 'pid_controller_parameters.yaml'
+NO_PARAMETERS_FILE = {'example_controllers/SineController'}
+"""Registered types that declare their parameters in code, with no schema file."""
+
+
+def _names(paths):
+    return [p.name for p in paths]
+
+
+def test_schemas_are_the_ones_each_class_names():
+    assert _names(schema_paths('pid_controller/PidController')) == [
+        'pid_controller_parameters.yaml'
+    ]
     # several schemas in one folder: the class names its own
-    assert schema_path('position_controllers/JointPositionController').name == (
+    assert _names(schema_paths('position_controllers/JointPositionController')) == [
         'single_joint_parameters.yaml'
-    )
-    assert schema_path('diff_drive_controller/DiffDriveController').name == (
-        'diff_drive_controller_parameters.yaml'
-    )
-    assert schema_path('no_such/Type') is None
-    assert schema_of('no_such/Type') == (None, "no parameter schema found for type 'no_such/Type'")
+    ]
+    for type_, name in (
+        ('battery_state_broadcaster/BatteryStateBroadcaster', 'battery_state_broadcaster'),
+        ('gps_sensor_broadcaster/GPSSensorBroadcaster', 'gps_sensor_broadcaster'),
+        ('magnetometer_broadcaster/MagnetometerBroadcaster', 'magnetometer_broadcaster'),
+    ):
+        assert _names(schema_paths(type_)) == [f'{name}_parameters.yaml']
+    # a steering controller: the library's parameters, then its own geometry
+    assert _names(schema_paths('bicycle_steering_controller/BicycleSteeringController')) == [
+        'steering_controllers_library_parameters.yaml',
+        'bicycle_steering_controller_parameters.yaml',
+    ]
+    assert schema_paths('no_such/Type') == []
+    assert schema_of('no_such/Type') == ([], "no parameter schema found for type 'no_such/Type'")
+
+
+def test_every_registered_controller_type_has_its_schema():
+    types = sorted(e.name for e in entry_points(group='py_controllers.controllers'))
+    assert 'mecanum_drive_controller/MecanumDriveController' in types
+    without = set()
+    for type_ in types:
+        schemas, problem = schema_of(type_)
+        if not schemas:
+            without.add(type_)
+            assert problem == f"no parameter schema found for type '{type_}'"
+        for path in schema_paths(type_):  # beside the class's module, as the loader reads it
+            assert path.is_file(), path
+    assert without == NO_PARAMETERS_FILE
+
+
+def test_a_steering_controller_shows_the_library_and_its_own_parameters():
+    schemas, problem = schema_of('ackermann_steering_controller/AckermannSteeringController')
+    assert problem == ''
+    rows = {r.name: r for r in param_rows(schemas, {})}
+    assert rows['traction_joints_names'].read_only  # the library's
+    assert rows['wheelbase'].rules == 'Validation: gt<>: [0.0]'  # its own geometry
+    assert rows['wheelbase'].description == 'Distance between the front and rear axles, m.'
+    assert list(rows).index('reference_timeout') < list(rows).index('wheelbase')
 
 
 def test_parameter_rows_of_the_pid_schema():
-    schema, problem = schema_of('pid_controller/PidController')
+    schemas, problem = schema_of('pid_controller/PidController')
     assert problem == ''
-    rows = {r.name: r for r in param_rows(schema, {'dof_names': ['j1'], 'gains.j1.p': 4.0})}
+    rows = {r.name: r for r in param_rows(schemas, {'dof_names': ['j1'], 'gains.j1.p': 4.0})}
     assert rows['dof_names'].read_only and rows['dof_names'].value == ['j1']
     assert rows['gains.j1.p'].value == 4.0 and not rows['gains.j1.p'].read_only
     assert rows['gains.j1.p'].description == 'Proportional gain'

@@ -56,7 +56,6 @@ from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.semantic_components import ForceTorqueSensor
 from py_controllers.semantic_components.errors import MissingStateInterfaceError
 
-_SCHEMA = Path(__file__).parent / 'admittance_controller_parameters.yaml'
 _NAN = math.nan
 ALLOWED_INTERFACES = ('position', 'velocity', 'acceleration')
 CHAINABLE_INTERFACES = ('position', 'velocity')
@@ -70,9 +69,11 @@ _Reference = tuple[tuple[float, ...], tuple[float, ...]]
 class AdmittanceController(ChainableControllerInterface):
     """Admittance on a joint reference, chainable through position/velocity references."""
 
+    SCHEMA = Path(__file__).parent / 'admittance_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
-            self.get_node(), _SCHEMA, consistency=self._parameters_problem
+            self.get_node(), self.SCHEMA, consistency=self._parameters_problem
         )
         self.rule: AdmittanceRule | None = None
         self.joints: list[str] = []

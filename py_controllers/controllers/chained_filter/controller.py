@@ -42,7 +42,6 @@ from py_controllers.filters import FilterChain, FilterConfigError
 from py_controllers.hardware_interface.handle import StateInterface
 from py_controllers.parameters.controller_parameters import ControllerParameters
 
-SCHEMA = Path(__file__).parent / 'chained_filter_parameters.yaml'
 GLOBAL_CHAIN = 'filter_chain'
 
 
@@ -69,8 +68,10 @@ def split_output(controller: str, output: str) -> tuple[str, str]:
 class ChainedFilter(ChainableControllerInterface):
     """Filters state interfaces and exports the results as state interfaces."""
 
+    SCHEMA = Path(__file__).parent / 'chained_filter_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), SCHEMA)
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.inputs: list[str] = []
         self.outputs: list[str] = []
         self.chains: list[FilterChain] = []

@@ -84,10 +84,12 @@ def _limits_problem(p: Any) -> str:
 class DiffDriveController(ChainableControllerInterface):
     """Differential drive: any number of wheels per side."""
 
+    SCHEMA = Path(__file__).parent / 'diff_drive_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
             self.get_node(),
-            Path(__file__).parent / 'diff_drive_controller_parameters.yaml',
+            self.SCHEMA,
             consistency=_limits_problem,
         )
         # (linear, angular, stamp_ns) or None; written by the subscriber

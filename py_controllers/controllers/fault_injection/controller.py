@@ -33,10 +33,10 @@ class InjectedControllerFault(RuntimeError):  # noqa: N818 - named for what it i
 class FaultInjectionController(ControllerInterface):
     """Writes a constant; fails its next update() in the way `~/fault` asks."""
 
-    schema = Path(__file__).parent / 'fault_injection_controller_parameters.yaml'
+    SCHEMA = Path(__file__).parent / 'fault_injection_controller_parameters.yaml'
 
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), self.schema)
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self._fault: RealtimeBox[int] = RealtimeBox(0)
         self.names: list[str] = []
         self.value = 0.0

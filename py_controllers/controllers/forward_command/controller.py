@@ -33,13 +33,13 @@ _HERE = Path(__file__).parent
 class ForwardControllersBase(ControllerInterface):
     """Validates commands in the callback, writes the newest valid one every update."""
 
-    schema = _HERE / 'forward_command_controller_parameters.yaml'
+    SCHEMA = _HERE / 'forward_command_controller_parameters.yaml'
     message_type: Any = Float64MultiArray
     topic = '~/commands'
     zero_on_deactivate = False
 
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), self.schema)
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.command_names: list[str] = []
         self._box: RealtimeBox[tuple[float, ...] | None] = RealtimeBox(None)
         return CallbackReturn.SUCCESS
@@ -112,7 +112,7 @@ class ForwardCommandController(ForwardControllersBase):
 class MultiInterfaceForwardCommandController(ForwardControllersBase):
     """`forward_command_controller/MultiInterfaceForwardCommandController`: one joint."""
 
-    schema = _HERE / 'multi_interface_forward_command_controller_parameters.yaml'
+    SCHEMA = _HERE / 'multi_interface_forward_command_controller_parameters.yaml'
 
     def interface_names(self, params: Any) -> list[str]:
         return [f'{params.joint}/{i}' for i in params.interface_names]
@@ -121,7 +121,7 @@ class MultiInterfaceForwardCommandController(ForwardControllersBase):
 class _JointGroupController(ForwardControllersBase):
     """JointGroup{Position,Velocity,Effort}Controller: the interface is fixed by type."""
 
-    schema = _HERE / 'joint_group_parameters.yaml'
+    SCHEMA = _HERE / 'joint_group_parameters.yaml'
     interface = ''
 
     def interface_names(self, params: Any) -> list[str]:
@@ -151,7 +151,7 @@ class JointGroupEffortController(_JointGroupController):
 class _SingleJointController(ForwardControllersBase):
     """ROS 1 style: parameter `joint`, topic `~/command` (std_msgs/Float64)."""
 
-    schema = _HERE / 'single_joint_parameters.yaml'
+    SCHEMA = _HERE / 'single_joint_parameters.yaml'
     message_type = Float64
     topic = '~/command'
     interface = ''

@@ -55,10 +55,10 @@ REJECTION_LOG_PERIOD_S = 1.0
 class GpioCommandController(ControllerInterface):
     """Forwards `~/commands` to GPIO command interfaces, publishes GPIO states."""
 
+    SCHEMA = _HERE / 'gpio_command_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(
-            self.get_node(), _HERE / 'gpio_command_controller_parameters.yaml'
-        )
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.table = CommandTable([])
         self.state_names: list[tuple[str, str]] = []  # (gpio, interface)
         #: The newest valid command as (index into the command interfaces, value) pairs;

@@ -89,14 +89,14 @@ class LoopCommand:
 class GripperActionBase(GoalServing, ControllerInterface):
     """One gripper joint driven by the goals of an action on ``~/gripper_cmd``.
 
-    Subclasses set ``action_type`` and ``schema`` (which must declare ``joint``,
+    Subclasses set ``action_type`` and ``SCHEMA`` (which must declare ``joint``,
     ``action_monitor_rate``, ``goal_tolerance``, ``allow_stalling``,
     ``stall_velocity_threshold`` and ``stall_timeout``) and fill in the hooks below. A target
     is any object with a ``position`` attribute.
     """
 
     action_type: Any = None
-    schema: Path
+    SCHEMA: Path
 
     # --- hooks --------------------------------------------------------------------------
     def _configure_joint(self, params: Any) -> CallbackReturn:
@@ -148,7 +148,7 @@ class GripperActionBase(GoalServing, ControllerInterface):
 
     # --- lifecycle ----------------------------------------------------------------------
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), self.schema)
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.joint = ''
         self._monitor = None
         self._box: RealtimeBox[LoopCommand | None] = RealtimeBox(None)

@@ -76,7 +76,7 @@ class GripperActionController(GripperActionBase):
     """The single-joint gripper action controller; ``interface`` picks the command."""
 
     action_type = GripperCommand
-    schema = _HERE / 'gripper_action_controller_parameters.yaml'
+    SCHEMA = _HERE / 'gripper_action_controller_parameters.yaml'
     interface = ''
 
     def on_init(self) -> CallbackReturn:

@@ -58,7 +58,6 @@ from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 
-_SCHEMA = Path(__file__).parent / 'joint_pid_parameters.yaml'
 _NAN = math.nan
 
 #: ``~/state`` is published on every STATE_PUBLISH_DIVIDER-th update.
@@ -68,12 +67,14 @@ STATE_PUBLISH_DIVIDER = 10
 class _JointPidController(ControllerInterface):
     """Shared glue: parameters, gains updates, the command box and the state publisher."""
 
+    SCHEMA = Path(__file__).parent / 'joint_pid_parameters.yaml'
+
     output_interface = ''
     state_names: tuple[str, ...] = ()
 
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
-            self.get_node(), _SCHEMA, consistency=lambda p: gains_problem({'pid.': p.pid})
+            self.get_node(), self.SCHEMA, consistency=lambda p: gains_problem({'pid.': p.pid})
         )
         self.joint_name = ''
         #: The latest valid command, (setpoint, velocity setpoint or NaN), for the loop.

@@ -48,10 +48,10 @@ _MOVABLE = ('revolute', 'continuous', 'prismatic', 'planar', 'floating')
 class JointStateBroadcaster(ControllerInterface):
     """Reads state interfaces, publishes joint_states and dynamic_joint_states."""
 
+    SCHEMA = Path(__file__).parent / 'joint_state_broadcaster_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(
-            self.get_node(), Path(__file__).parent / 'joint_state_broadcaster_parameters.yaml'
-        )
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         return CallbackReturn.SUCCESS
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:

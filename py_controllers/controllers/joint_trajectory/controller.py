@@ -102,18 +102,19 @@ from py_controllers.realtime_tools import RealtimeBox
 
 __all__ = ['JointTrajectoryController']
 
-_SCHEMA = Path(__file__).parent / 'joint_trajectory_controller_parameters.yaml'
 _Result = FollowJointTrajectory.Result
 
 
 class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, ControllerInterface):
     """Follows joint trajectories from a topic or a FollowJointTrajectory action."""
 
+    SCHEMA = Path(__file__).parent / 'joint_trajectory_controller_parameters.yaml'
+
     # --- lifecycle -------------------------------------------------------------------
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
             self.get_node(),
-            _SCHEMA,
+            self.SCHEMA,
             custom_validators=CUSTOM_VALIDATORS,
             consistency=lambda p: gains_problem(
                 {f'gains.{j}.': p.gains[j] for j in p.joints if j in p.gains}

@@ -88,10 +88,12 @@ def _limits_problem(p: Any) -> str:
 class MecanumDriveController(ChainableControllerInterface):
     """Four mecanum wheels: holonomic base, odometry and controller state."""
 
+    SCHEMA = Path(__file__).parent / 'mecanum_drive_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
             self.get_node(),
-            Path(__file__).parent / 'mecanum_drive_controller_parameters.yaml',
+            self.SCHEMA,
             custom_validators=FILTER_VALIDATORS,
             consistency=_limits_problem,
         )

@@ -50,7 +50,6 @@ from py_controllers.realtime_tools import RealtimeBox
 
 __all__ = ['MotionPrimitivesForwardController']
 
-_SCHEMA = Path(__file__).parent / 'motion_primitives_forward_controller_parameters.yaml'
 ACTION_MONITOR_RATE_HZ = 50.0  # upstream's action_monitor_period_: 20 ms
 _Result = ExecuteMotionPrimitiveSequence.Result
 _NAN_ROW = (float('nan'),) * len(mp.COMMAND_NAMES)
@@ -70,8 +69,10 @@ class _LoopCommand:
 class MotionPrimitivesForwardController(GoalServing, ControllerInterface):
     """Forwards motion primitive goals to hardware through command interfaces."""
 
+    SCHEMA = Path(__file__).parent / 'motion_primitives_forward_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(self.get_node(), _SCHEMA)
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.tf_prefix = ''
         self._monitor = None
         self._box: RealtimeBox[_LoopCommand | None] = RealtimeBox(None)

@@ -49,10 +49,12 @@ _NAN = math.nan
 class OmniWheelDriveController(ChainableControllerInterface):
     """Three or more omni wheels evenly spaced on a circle."""
 
+    SCHEMA = Path(__file__).parent / 'omni_wheel_drive_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
             self.get_node(),
-            Path(__file__).parent / 'omni_wheel_drive_controller_parameters.yaml',
+            self.SCHEMA,
         )
         # (vx, vy, wz, stamp_ns) or None; written by the subscriber
         self._cmd: RealtimeBox[tuple[float, float, float, int] | None] = RealtimeBox(None)

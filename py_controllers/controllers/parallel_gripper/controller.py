@@ -49,7 +49,7 @@ class ParallelGripperActionController(GripperActionBase):
     """Executes ParallelGripperCommand goals on one joint, with optional limit interfaces."""
 
     action_type = ParallelGripperCommand
-    schema = _HERE / 'parallel_gripper_action_controller_parameters.yaml'
+    SCHEMA = _HERE / 'parallel_gripper_action_controller_parameters.yaml'
 
     def on_init(self) -> CallbackReturn:
         self._effort_interface = ''

@@ -59,7 +59,6 @@ from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_duration, set_stamp
 
-_SCHEMA = Path(__file__).parent / 'pid_controller_parameters.yaml'
 _NAN = math.nan
 _DOF_FIELDS = ('reference', 'feedback', 'feedback_dot', 'error', 'error_dot', 'time_step', 'output')
 _PID_FIELDS = ('error', 'error_dot', 'i_term', 'p_gain', 'i_gain', 'd_gain', 'output')
@@ -91,10 +90,12 @@ _Values = tuple[tuple[float, ...], tuple[float, ...]]
 class PidController(ChainableControllerInterface):
     """PID per dof with feed-forward; chainable through its reference interfaces."""
 
+    SCHEMA = Path(__file__).parent / 'pid_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
         self.parameters = ControllerParameters(
             self.get_node(),
-            _SCHEMA,
+            self.SCHEMA,
             consistency=lambda p: gains_problem(
                 {f'gains.{d}.': p.gains[d] for d in p.dof_names if d in p.gains}
             ),

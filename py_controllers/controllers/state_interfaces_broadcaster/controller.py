@@ -37,10 +37,10 @@ NAMES_QOS = QoSProfile(depth=1, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 class StateInterfacesBroadcaster(ControllerInterface):
     """Publishes the values of ``interfaces`` on ``~/values``, their names on ``~/names``."""
 
+    SCHEMA = Path(__file__).parent / 'state_interfaces_broadcaster_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(
-            self.get_node(), Path(__file__).parent / 'state_interfaces_broadcaster_parameters.yaml'
-        )
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         return CallbackReturn.SUCCESS
 
     def on_configure(self, previous_state: Any) -> CallbackReturn:

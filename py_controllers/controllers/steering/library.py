@@ -59,7 +59,6 @@ from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
 from py_controllers.tf_publisher import create_tf_publisher
 
-_LIBRARY_SCHEMA = Path(__file__).parent / 'steering_controllers_library_parameters.yaml'
 _NAN = math.nan
 _REFERENCE_QOS = QoSProfile(
     history=HistoryPolicy.KEEP_LAST, depth=1, reliability=ReliabilityPolicy.BEST_EFFORT
@@ -111,6 +110,8 @@ def joint_count_problems(config: Configuration, p: Any) -> list[str]:
 class SteeringControllersLibrary(ChainableControllerInterface):
     """Base of the steering controllers; a subclass names its configuration and geometry."""
 
+    SCHEMA = Path(__file__).parent / 'steering_controllers_library_parameters.yaml'
+
     #: the drive layout (set by the subclass)
     CONFIGURATION: Configuration
     #: the subclass's own parameter schema (geometry)
@@ -122,7 +123,7 @@ class SteeringControllersLibrary(ChainableControllerInterface):
 
     def on_init(self) -> CallbackReturn:
         node = self.get_node()
-        self.parameters = ControllerParameters(node, _LIBRARY_SCHEMA)
+        self.parameters = ControllerParameters(node, self.SCHEMA)
         self.geometry_parameters = ControllerParameters(node, self.GEOMETRY_SCHEMA)
         #: the newest accepted ~/reference: (linear, angular, stamp_ns), or None
         self.reference_box: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)

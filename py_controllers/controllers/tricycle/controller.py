@@ -79,10 +79,10 @@ def steering_limiter(p: Any) -> SteeringLimiter:
 class TricycleController(ControllerInterface):
     """Tricycle drive: traction velocity and steering angle from a body twist."""
 
+    SCHEMA = Path(__file__).parent / 'tricycle_controller_parameters.yaml'
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(
-            self.get_node(), Path(__file__).parent / 'tricycle_controller_parameters.yaml'
-        )
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         # (linear, angular, stamp_ns) or None; written by the subscriber
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
         self.reset_requests: RequestHandoff[bool] = RequestHandoff()
