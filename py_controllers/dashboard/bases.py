@@ -26,6 +26,7 @@ class Base:
 
     topic: str  # relative to the controller node
     holonomic: bool  # takes linear.y (sideways)
+    odometry: str = 'odom'  # nav_msgs/Odometry, relative to the controller node
     linear: Product = ()
     lateral: Product = ()
     angular: Product = ()
@@ -36,7 +37,7 @@ class Base:
         return sorted({*self.linear, *self.lateral, *self.angular})
 
 
-_STEERING = Base('reference', holonomic=False)
+_STEERING = Base('reference', holonomic=False, odometry='odometry')
 BASES: dict[str, Base] = {
     DIFF_DRIVE_TYPE: Base(
         'cmd_vel',
@@ -51,6 +52,7 @@ BASES: dict[str, Base] = {
     'mecanum_drive_controller/MecanumDriveController': Base(
         'reference',
         holonomic=True,
+        odometry='odometry',
         linear=('linear.x.max_velocity',),
         lateral=('linear.y.max_velocity',),
         angular=('angular.z.max_velocity',),

@@ -9,6 +9,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
+from py_controllers.dashboard.bases import BASES
 from py_controllers.dashboard.names import controller_topic, in_namespace
 from py_controllers.dashboard.ros_bridge import CallFailedError, Latest, NotAvailableError, latched
 from py_controllers.dashboard.ui_common import Dashboard
@@ -18,9 +19,11 @@ JOINT_STATES_SAMPLE_S = 0.05
 
 def scene_topic(dash: Dashboard, what: str, controller: str = '') -> str:
     """The one place the 3D page names a topic, in the watched manager's namespace:
-    'robot_description', 'joint_states', or 'odometry' of the diff drive `controller`."""
+    'robot_description', 'joint_states', or 'odometry' of the mobile base `controller`."""
     if what == 'odometry':
-        return controller_topic(dash.manager, controller, 'odom')
+        info = dash.watch.controller(controller)
+        base = BASES.get(info.type) if info is not None else None
+        return controller_topic(dash.manager, controller, base.odometry if base else 'odom')
     if what not in ('robot_description', 'joint_states'):
         raise ValueError(f'no 3D page topic {what!r}')
     return in_namespace(dash.manager, what)
@@ -37,7 +40,7 @@ def joint_states(dash: Dashboard) -> Latest:
 
 
 def odometry(dash: Dashboard, controller: str) -> Latest:
-    """The odometry of the diff drive `controller`."""
+    """The odometry of the mobile base `controller`."""
     return dash.bridge.watch(Odometry, scene_topic(dash, 'odometry', controller))
 
 

@@ -19,7 +19,8 @@ import numpy as np
 from nicegui import app, ui
 
 from py_controllers.dashboard import scene_bridge
-from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, JTC_TYPE, joints_of
+from py_controllers.dashboard.bases import BASES
+from py_controllers.dashboard.model import JTC_TYPE, joints_of
 from py_controllers.dashboard.scene_model import (
     SceneRobot,
     Visual,
@@ -188,9 +189,11 @@ class ScenePage:
     def _root_pose(self, positions: dict[str, float]) -> np.ndarray | None:
         """The root's pose in odom from the first active diff drive's odometry."""
         assert self.drawn is not None
-        drives = [c for c in self.dash.watch.of_type(DIFF_DRIVE_TYPE) if c.state == 'active']
+        drives = [
+            c for c in self.dash.watch.state.controllers if c.type in BASES and c.state == 'active'
+        ]
         if not drives:
-            self.base.set_text('no active diff drive: the base stays at the origin')
+            self.base.set_text('no active mobile base controller: the base stays at the origin')
             return None
         topic = scene_bridge.scene_topic(self.dash, 'odometry', drives[0].name)
         odom = scene_bridge.odometry(self.dash, drives[0].name).msg
