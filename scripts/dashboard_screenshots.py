@@ -156,6 +156,20 @@ def main(argv: list[str] | None = None) -> int:
             expect(page.get_by_test_id('loop-summary')).to_contain_text('Hz measured')
             page.wait_for_timeout(3000)  # a few points on the live charts
             shoot(page, args.out, 'loop')
+
+            page.goto(f'{dash.url}/scene')
+            expect(page.get_by_test_id('scene-status')).to_contain_text('visuals')
+            page.get_by_test_id('enable-arm_controller').click()
+            slider = page.get_by_test_id('slider-arm_controller-joint2')
+            box = slider.bounding_box()
+            assert box is not None
+            # held, not released: the ghost shows the goal the slider would send
+            page.mouse.move(box['x'] + box['width'] * 0.5, box['y'] + box['height'] / 2)
+            page.mouse.down()
+            page.mouse.move(box['x'] + box['width'] * 0.8, box['y'] + box['height'] / 2, steps=5)
+            page.wait_for_timeout(1000)  # a few frames of the 3D view
+            shoot(page, args.out, 'scene', full_page=False)
+            page.mouse.up()
             browser.close()
     return shoot_tuning(args.out)  # another robot: after the demo's manager has stopped
 
