@@ -104,6 +104,19 @@ def wait_for_drawn(page, prefix: str, angle: float, tolerance: float) -> float:
     raise AssertionError(f'{prefix} joint1 drawn at {drawn}, expected {angle}')
 
 
+def settled_value(page, slider) -> float:
+    """The slider's value once the page has taken in every queued mouse move (two reads
+    200 ms apart agree)."""
+    value = float(slider.get_attribute('aria-valuenow'))
+    for _ in range(WAIT_MS // 200):
+        page.wait_for_timeout(200)
+        again = float(slider.get_attribute('aria-valuenow'))
+        if again == value:
+            return value
+        value = again
+    raise AssertionError(f'the slider never settled (last {value})')
+
+
 def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page, ros):
     joint_states = ros.subscribe(JointState, '/joint_states')
     assert ros.spin_for_messages(joint_states, 1)
@@ -130,7 +143,7 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
     page.mouse.down()
     page.mouse.move(box['x'] + box['width'] * fraction, y, steps=5)
     # dragged, not let go: the ghost shows the slider's goal, nothing is sent
-    dragged = float(slider.get_attribute('aria-valuenow'))
+    dragged = settled_value(page, slider)
     assert abs(dragged - start) > 1.0, (start, dragged)
     assert wait_for_drawn(page, 'ghost', dragged, 0.011) == pytest.approx(dragged, abs=0.011)
     assert world_pose(page, 'ghost:link1/0')[1]
