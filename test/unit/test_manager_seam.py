@@ -58,8 +58,9 @@ def private_uses(source: str, private: set[str]) -> list[str]:
     own: dict[ast.AST, set[str]] = {}
     for cls in ast.walk(tree):
         if isinstance(cls, ast.ClassDef):
+            members = _members(cls)
             for node in ast.walk(cls):
-                own[node] = own.get(node, set()) | _members(cls)
+                own[node] = own.get(node, set()) | members
     found: list[tuple[int, str]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and node.attr in private:
