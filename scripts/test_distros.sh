@@ -1,38 +1,56 @@
 #!/usr/bin/env bash
-# The test suite on each ROS distro named (kilted, jazzy): set up each venv, run pytest in
-# it, report every distro's result, fail if any failed. The next distro's setup runs in the
-# background while the first one's tests run (it is mostly downloads and CMake).
+# The test suite on each ROS distro named (kilted, jazzy): set up each venv and run pytest in
+# it; report every distro's result, fail if any failed. The first distro's suite runs in the
+# foreground; every other distro is set up and tested at the same time, in the background
+# (its output in build-test-<distro>.log, shown at the end), on a ROS domain of its own.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ "$#" -gt 0 ] || set -- kilted
 venv_of() { if [ "$1" = jazzy ]; then echo "$root/.venv-jazzy"; else echo "$root/.venv"; fi; }
-log_of() { echo "$root/build-setup-$1.log"; }
+setup_log() { echo "$root/build-setup-$1.log"; }
+test_log() { echo "$root/build-test-$1.log"; }
+minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+
+suite() {  # distro: pytest in its venv (from the repository root)
+  printf '[test] %s: rclpy %s\n' "$1" \
+    "$("$(venv_of "$1")/bin/python" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')"
+  (cd "$root" && "$(venv_of "$1")/bin/python" -m pytest -q -p no:cacheprovider test)
+}
 
 bash "$root/scripts/setup.sh" "$1" || exit 1
-declare -A setup_pid=()
+domain=$((1 + ($$ % 100) * 2))  # 1..199; each background distro takes the next one
+declare -A pid=()
+declare -A result=()
+n=0
 for d in "${@:2}"; do
-  printf '[test] setting up %s in the background (log: %s)\n' "$d" "$(log_of "$d")"
-  bash "$root/scripts/setup.sh" "$d" >"$(log_of "$d")" 2>&1 &
-  setup_pid[$d]=$!
+  n=$((n + 1))
+  printf '[test] %s: set up and tested in the background (%s, %s)\n' "$d" \
+    "$(setup_log "$d")" "$(test_log "$d")"
+  (
+    start=$SECONDS
+    if ! bash "$root/scripts/setup.sh" "$d" >"$(setup_log "$d")" 2>&1; then
+      echo "[test] $d: setup failed (see $(setup_log "$d"))"
+      exit 2
+    fi
+    export ROS_DOMAIN_ID=$((domain + n))
+    suite "$d"
+    rc=$?
+    echo "[test] $d: setup and suite took $(minutes $((SECONDS - start)))"
+    exit $rc
+  ) >"$(test_log "$d")" 2>&1 &
+  pid[$d]=$!
 done
 
-declare -A result=()
 failed=0
-for d in "$@"; do
-  if [ -n "${setup_pid[$d]:-}" ]; then
-    if ! wait "${setup_pid[$d]}"; then
-      tail -n 30 "$(log_of "$d")" >&2
-      result[$d]="setup failed"; failed=1; continue
-    fi
-  fi
-  printf '[test] %s: %s\n' "$d" "$("$(venv_of "$d")/bin/python" -c 'import rclpy, importlib.metadata as m; print("rclpy", m.version("ros-rclpy"))')"
-  start=$SECONDS
-  if (cd "$root" && "$(venv_of "$d")/bin/python" -m pytest -q -p no:cacheprovider test); then
-    result[$d]="passed"
-  else
-    result[$d]="FAILED"; failed=1
-  fi
-  result[$d]+=" in $(( (SECONDS - start) / 60 )) min $(( (SECONDS - start) % 60 )) s"
+start=$SECONDS
+[ "$#" -gt 1 ] && export ROS_DOMAIN_ID=$domain  # alone: each pytest picks its own
+if suite "$1"; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
+result[$1]+=" in $(minutes $((SECONDS - start)))"
+for d in "${@:2}"; do
+  if wait "${pid[$d]}"; then result[$d]=passed; else result[$d]=FAILED; failed=1; fi
+  printf '\n[test] ---- %s (from %s) ----\n' "$d" "$(test_log "$d")"
+  if [ "${result[$d]}" = passed ]; then tail -n 3 "$(test_log "$d")"; else tail -n 200 "$(test_log "$d")"; fi
 done
+printf '\n'
 for d in "$@"; do printf '[test] %s: %s\n' "$d" "${result[$d]}"; done
 exit "$failed"

@@ -116,6 +116,30 @@ def test_trajectory_slider_moves_the_joint(dashboard, page, ros):
     wait_for_number(page, 'actual-arm_controller-joint1', target, 0.03)  # the page follows
 
 
+def test_a_forged_slider_value_is_clamped_by_the_server(dashboard, page, ros):
+    """The page keeps its sliders within the URDF limits; a client that does not (a forged
+    'change' event of 50 rad) still gets a goal within them: the server clamps it."""
+    joint_states = ros.subscribe(JointState, '/joint_states')
+    assert ros.spin_for_messages(joint_states, 1)
+    page.goto(dashboard.address('/trajectory'))
+    result = page.get_by_test_id('result-arm_controller')
+    page.get_by_test_id('enable-arm_controller').click()
+    expect(result).to_contain_text('enabled')
+    page.evaluate(
+        """() => getElement(document.querySelector('[data-testid="slider-arm_controller-joint1"]'))
+            .$emit('change', 50.0)"""
+    )
+    expect(result).to_contain_text('accepted')
+    assert number(page.get_by_test_id('target-arm_controller-joint1')) == pytest.approx(3.1)
+
+    def joint1() -> float:
+        msg = joint_states[-1]
+        return dict(zip(msg.name, msg.position))['joint1']
+
+    assert ros.spin_until(lambda: abs(joint1() - 3.1) < 0.03, 30.0), joint1()
+    expect(result).to_contain_text('succeeded')
+
+
 def test_steering_pad_drives_and_stops(dashboard, browser, page, ros):
     odom = ros.subscribe(Odometry, f'/{DRIVE}/odom')
     commands = ros.subscribe(TwistStamped, f'/{DRIVE}/cmd_vel')

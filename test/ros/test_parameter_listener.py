@@ -16,9 +16,10 @@ from py_controllers.parameters.errors import ParameterError, SchemaError
 from py_controllers.parameters.listener import ParamListener
 from py_controllers.parameters.schema import Schema
 
-# This module's own ROS domain (outside conftest's per-process range 1..200); passed to
-# rclpy.init so that the rest of the test session keeps its own domain.
-DOMAIN_ID = 217
+# This module's own ROS domain (outside conftest's per-process range 1..200, one per session's
+# domain so that two suites at once stay apart); passed to rclpy.init so that the rest of
+# the test session keeps its own domain.
+DOMAIN_ID = 215 + int(os.environ.get('ROS_DOMAIN_ID', '0')) % 18
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 INT64_MAX = 2**63 - 1
 
