@@ -63,6 +63,9 @@ DURATION_MEMBERS = {
     '__mul__', '__ne__', '__repr__', '__str__', '__sub__', 'from_msg', 'get_c_duration',
     'nanoseconds', 'to_msg',
 }  # fmt: skip
+# jazzy's rclpy (7.1) has no Duration arithmetic: the same members less these
+DURATION_ARITHMETIC = {'__add__', '__sub__', '__mul__'}
+HAS_DURATION_ARITHMETIC = '__add__' in vars(Duration)
 
 
 def _hash(x):
@@ -78,7 +81,7 @@ def _members(cls):
 
 def test_rclpy_time_and_duration_have_the_members_loop_time_was_checked_against():
     assert _members(Time) == TIME_MEMBERS
-    assert _members(Duration) == DURATION_MEMBERS
+    assert _members(Duration) in (DURATION_MEMBERS, DURATION_MEMBERS - DURATION_ARITHMETIC)
 
 
 @pytest.mark.parametrize('ns', [0, 1, 999_999_999, 1_000_000_000, NS, 1_770_000_000_123_456_789])
@@ -94,11 +97,15 @@ def test_every_member_gives_what_rclpy_gives_for_the_same_nanoseconds(ns):
         lambda t, d: ((t - other).nanoseconds, (t - Duration(nanoseconds=min(ns, 5))).nanoseconds),
         lambda t, d: (t == other, t != other, t < other, t <= other, t > other, t >= other),
         lambda t, d: (_hash(t), repr(t), type(t - other), type(t + step)),
-        lambda t, d: (d.nanoseconds, d.to_msg(), (d + step).nanoseconds, (d - step).nanoseconds),
-        lambda t, d: ((d * 3).nanoseconds, (d * 0.5).nanoseconds, str(d), repr(d)),
+        lambda t, d: (d.nanoseconds, d.to_msg(), str(d), repr(d)),
         lambda t, d: (d == step, d != step, d < step, d <= step, d > step, d >= step),
         lambda t, d: (_hash(d), d.get_c_duration().nanoseconds),
     ]
+    if HAS_DURATION_ARITHMETIC:
+        results += [
+            lambda t, d: ((d + step).nanoseconds, (d - step).nanoseconds),
+            lambda t, d: ((d * 3).nanoseconds, (d * 0.5).nanoseconds),
+        ]
     for i, result in enumerate(results):
         assert result(ours, d_ours) == result(real, d_real), i
     # and the other way round: rclpy's own objects on the left
