@@ -4,7 +4,7 @@ The serial link is slow and can fail, so it never runs in the control loop: a ba
 I/O thread polls the board at `io_rate` (`m <l> <r>` while active, then `e`), and
 read()/write() only swap numbers with it. Wheel velocities become the firmware's targets in
 encoder ticks per PID frame (`loop_rate`), and encoder counts come back as wheel positions
-(rad) and velocities (rad/s, from the last two samples).
+(rad) and velocities (rad/s, differentiated over at least one PID frame).
 
 Faults: a timeout, a garbled reply or an OS error fails that round (counted, logged at most
 once a second); `max_consecutive_errors` failed rounds in a row stop the thread and read()
@@ -149,6 +149,7 @@ class _SerialWorker(threading.Thread):
         self.period_s = 1.0 / params.io_rate
         self.max_errors = params.max_consecutive_errors
         self.rad_per_count = 2.0 * math.pi / params.enc_counts_per_rev
+        self.frame_s = 1.0 / params.loop_rate
         self.offsets = offsets
         self.log = log
         self.throttled = _ThrottledLog(log)
@@ -167,16 +168,22 @@ class _SerialWorker(threading.Thread):
             targets = self.targets
             if targets is not None:
                 self.link.set_motor_speeds(*targets)
+            asked = time.monotonic()
             left, right = self.link.read_encoders()
-        now = time.monotonic()
-        velocities = (0.0, 0.0)
-        if self._last is not None and now > self._last[0]:
+        # the counts are of some moment of the round trip: its middle errs least
+        now = 0.5 * (asked + time.monotonic())
+        velocities = self.sample[2:] if self.sample is not None else (0.0, 0.0)
+        if self._last is None:
+            self._last = (now, left, right)
+        elif now - self._last[0] >= self.frame_s:
+            # differentiated over at least one PID frame: a round that follows a late one
+            # closely would otherwise divide a frame's ticks by a sliver of time
             dt = now - self._last[0]
             velocities = (
                 (left - self._last[1]) * self.rad_per_count / dt,
                 (right - self._last[2]) * self.rad_per_count / dt,
             )
-        self._last = (now, left, right)
+            self._last = (now, left, right)
         self.sample = (
             self.offsets[0] + left * self.rad_per_count,
             self.offsets[1] + right * self.rad_per_count,
