@@ -4,6 +4,7 @@ commands and odometry out, non-finite input refused (config/mobile_bases.yaml)."
 import math
 
 import pytest
+from ackermann_msgs.msg import AckermannDrive
 from control_msgs.msg import MecanumDriveControllerState
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
@@ -221,10 +222,22 @@ def test_tricycle_drives_turns_and_resets_odometry(base):
     assert ctrl.odometry.y == pytest.approx(0.0, abs=1e-12)
     # turning at 0.5 m/s, 1 rad/s: steer atan(1 * 0.3 / 0.5), speed 0.5 / (0.1 cos(alpha))
     alpha = math.atan(0.6)
+    expected = (5.0 / math.cos(alpha), alpha)
+    # publish_ackermann_command: the same limited commands on ~/cmd_ackermann, speed as the
+    # wheel's rad/s (float32)
+    ackermann = cm.harness.subscribe(AckermannDrive, '/tricycle_controller/cmd_ackermann')
+
+    def published(msg) -> tuple[float, float]:
+        return msg.speed, msg.steering_angle
+
     drive(
         cm,
         TRICYCLE_CMD,
-        lambda: tricycle_commands(cm) == pytest.approx((5.0 / math.cos(alpha), alpha)),
+        lambda: (
+            tricycle_commands(cm) == pytest.approx(expected)
+            and bool(ackermann)
+            and published(ackermann[-1]) == pytest.approx(expected, rel=1e-6)
+        ),
         vx=0.5,
         wz=1.0,
     )

@@ -10,8 +10,9 @@ is scaled down while the steering is far from its target, then the traction and 
 limiters apply; cmd_vel_timeout is in milliseconds, as upstream. Parameters are read at
 configure (as upstream: they are not read_only, but upstream only takes them there).
 
-`publish_ackermann_command` (upstream's `~/cmd_ackermann`, ackermann_msgs/AckermannDrive)
-is refused at configure: ackermann_msgs is not among the interfaces built here.
+`publish_ackermann_command` publishes the limited commands on `~/cmd_ackermann`
+(ackermann_msgs/AckermannDrive) as upstream does: `steering_angle` in rad and, though the
+message means m/s, `speed` as the traction wheel's rad/s.
 
 Differences, on purpose: a cmd_vel with a non-finite velocity, a negative stamp or a stamp
 further in the future than cmd_vel_timeout is refused in the callback with a log line (the
@@ -25,6 +26,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from ackermann_msgs.msg import AckermannDrive
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry as OdometryMsg
 from std_srvs.srv import Empty
@@ -48,6 +50,8 @@ from py_controllers.controllers.tricycle.limiters import SteeringLimiter, Tracti
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.tf_publisher import create_tf_publisher
+
+_FLOAT32_MAX = 3.4028234663852886e38
 
 
 def traction_limiter(p: Any) -> TractionLimiter:
@@ -95,12 +99,6 @@ class TricycleController(ControllerInterface):
         if p is None:
             return CallbackReturn.ERROR
         log = self.get_node().get_logger()
-        if p.publish_ackermann_command:
-            log.error(
-                'publish_ackermann_command is not supported: ackermann_msgs is not available '
-                'here; set it to false'
-            )
-            return CallbackReturn.ERROR
         try:
             self._traction_limiter = traction_limiter(p)
             self._steering_limiter = steering_limiter(p)
@@ -125,6 +123,13 @@ class TricycleController(ControllerInterface):
         self._tf_rt = (
             RealtimePublisher(create_tf_publisher(node), msgs.transform)
             if p.enable_odom_tf
+            else None
+        )
+        self._ackermann_rt = (
+            RealtimePublisher(
+                node.create_publisher(AckermannDrive, '~/cmd_ackermann', 10), AckermannDrive()
+            )
+            if p.publish_ackermann_command
             else None
         )
         return CallbackReturn.SUCCESS
@@ -218,6 +223,12 @@ class TricycleController(ControllerInterface):
         ws = self._traction_limiter.limit(ws, last[0], before[0], dt)
         alpha = self._steering_limiter.limit(alpha, last[1], before[1], dt)
         self._previous = [last, (ws, alpha)]
+        if self._ackermann_rt is not None and self._ackermann_rt.trylock():
+            drive = self._ackermann_rt.msg
+            # float32 fields: a value beyond their range would raise, upstream's cast gives inf
+            drive.speed = min(max(ws, -_FLOAT32_MAX), _FLOAT32_MAX)
+            drive.steering_angle = min(max(alpha, -_FLOAT32_MAX), _FLOAT32_MAX)
+            self._ackermann_rt.unlock_and_publish()
         traction.value, steering.value = ws, alpha
         return ReturnType.OK
 
