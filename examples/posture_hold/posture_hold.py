@@ -34,10 +34,10 @@ TYPE_NAME = 'posture_hold/PostureHoldController'
 class PostureHoldController(ControllerInterface):
     """PD on effort around the posture captured at activation (Choreonoid SR1 sample)."""
 
+    SCHEMA = Path(__file__).with_name('posture_hold_parameters.yaml')  # the tuning page reads it
+
     def on_init(self) -> CallbackReturn:
-        self.parameters = ControllerParameters(
-            self.get_node(), Path(__file__).with_name('posture_hold_parameters.yaml')
-        )
+        self.parameters = ControllerParameters(self.get_node(), self.SCHEMA)
         self.joints: list[str] = []
         self.q_ref: list[float] = []
         return CallbackReturn.SUCCESS
