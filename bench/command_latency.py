@@ -60,12 +60,15 @@ class LatencyProbe(SystemInterface):
     def on_configure(self, previous_state: Any) -> Any:
         self._cmd = self.command_interfaces['joint1/position']
         self._last = self._cmd.value
+        self._since_ns = time.monotonic_ns()
         self.latencies_ns: list[int] = []
         return super().on_configure(previous_state)
 
     def write(self, time_: Any, period: Any) -> ReturnType:
         value = self._cmd.value
-        if value != self._last and value == value:
+        # a send time is later than this configure; the hold value the command guard writes
+        # at activation (the measured position) is not one
+        if value != self._last and value >= self._since_ns:
             self.latencies_ns.append(time.monotonic_ns() - int(value))
             self._last = value
         return ReturnType.OK
