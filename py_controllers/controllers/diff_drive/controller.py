@@ -56,7 +56,6 @@ from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -178,14 +177,12 @@ class DiffDriveController(ChainableControllerInterface):
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
         stamp_ns = self._stamp_check.accept_twist(
-            msg.header.stamp,
+            msg,
             (linear, angular),
-            node.get_clock().now().nanoseconds,
             self.parameters.latest().cmd_vel_timeout,
-            node.get_logger(),
+            self.get_node(),
             self._wheel_speeds,
         )
         if stamp_ns is not None:
@@ -193,11 +190,9 @@ class DiffDriveController(ChainableControllerInterface):
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
         return answer_set_odometry(
-            self.lifecycle_state() == LifecycleStateId.ACTIVE,
+            self,
             request,
             response,
-            self.pose_requests,
-            self.get_node().get_logger(),
             inactive_message='set_odometry refused: the controller is not active',
             accepted_message=(
                 f'odometry set to x={request.x:g} y={request.y:g} yaw={request.yaw:g}'

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
-from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.realtime_tools import RealtimePublisher
 
 
@@ -37,26 +37,25 @@ def velocity_references(name: str, axes: Sequence[str]) -> list[CommandInterface
 
 
 def answer_set_odometry(
-    active: bool,
+    controller: Any,
     request: Any,
     response: Any,
-    requests: RequestHandoff[tuple[float, float, float]],
-    log: Any,
     *,
     inactive_message: str = 'Controller is not active',
     accepted_message: str = 'Odometry set request accepted',
 ) -> Any:
-    """Answer a control_msgs/SetOdometry request: refused when the controller is not active
-    or the pose is not finite (logged), else handed to the loop through `requests`."""
+    """Answer a control_msgs/SetOdometry request to `controller`: refused when it is not
+    active or the pose is not finite (logged), else handed to its loop through
+    `controller.pose_requests` (a RequestHandoff of (x, y, yaw))."""
     values = (request.x, request.y, request.yaw)
-    if not active:
+    if controller.lifecycle_state() != LifecycleStateId.ACTIVE:
         response.success, response.message = False, inactive_message
     elif not all(math.isfinite(v) for v in values):
         response.success = False
         response.message = f'set_odometry refused: non-finite pose {values}'
-        log.error(response.message, throttle_duration_sec=1.0)
+        controller.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
     else:
-        requests.put(values)
+        controller.pose_requests.put(values)
         response.success, response.message = True, accepted_message
     return response
 

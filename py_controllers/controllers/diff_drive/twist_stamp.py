@@ -58,17 +58,17 @@ class TwistStampCheck:
 
     def accept_twist(
         self,
-        stamp: Any,
+        msg: Any,
         values: tuple[float, ...],
-        now_ns: int,
         timeout_s: float,
-        log: Any,
+        node: Any,
         wheel_speeds: Callable[..., Sequence[float]] | None = None,
     ) -> int | None:
-        """The stamp in ns of a twist (`values`, the velocities the base uses) that may drive
-        the base, or None when refused and logged: its stamp, a non-finite velocity, or
-        (with `wheel_speeds`, the base's inverse kinematics) wheel speeds that overflow."""
-        stamp_ns = self.accept(stamp, now_ns, timeout_s, log)
+        """The stamp in ns of a TwistStamped `msg` whose velocities `values` may drive the
+        base, or None when refused and logged on `node`: its stamp, a non-finite velocity,
+        or (with `wheel_speeds`, the base's inverse kinematics) wheel speeds that overflow."""
+        log = node.get_logger()
+        stamp_ns = self.accept(msg.header.stamp, node.get_clock().now().nanoseconds, timeout_s, log)
         if stamp_ns is None:
             return None
         if not all(math.isfinite(v) for v in values):

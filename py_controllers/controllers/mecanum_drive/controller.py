@@ -22,6 +22,7 @@ to the wheels (a NaN command never reaches the hardware here).
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,6 @@ from py_controllers.controllers.mecanum_drive.kinematics import (
     inverse,
 )
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -161,28 +161,20 @@ class MecanumDriveController(ChainableControllerInterface):
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_reference(self, msg: TwistStamped) -> None:
-        node = self.get_node()
         t = msg.twist
         values = (t.linear.x, t.linear.y, t.angular.z)
         stamp_ns = self._stamp_check.accept_twist(
-            msg.header.stamp,
+            msg,
             values,
-            node.get_clock().now().nanoseconds,
             self.parameters.latest().reference_timeout,
-            node.get_logger(),
-            lambda vx, vy, wz: inverse(self.geometry, vx, vy, wz),
+            self.get_node(),
+            partial(inverse, self.geometry),
         )
         if stamp_ns is not None:
             self._ref.set((*values, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        return answer_set_odometry(
-            self.lifecycle_state() == LifecycleStateId.ACTIVE,
-            request,
-            response,
-            self.pose_requests,
-            self.get_node().get_logger(),
-        )
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:

@@ -42,7 +42,6 @@ from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.omni_wheel_drive.kinematics import OmniKinematics, OmniOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 from py_controllers.tf_publisher import create_tf_publisher
@@ -115,28 +114,20 @@ class OmniWheelDriveController(ChainableControllerInterface):
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
         t = msg.twist
         values = (t.linear.x, t.linear.y, t.angular.z)
         stamp_ns = self._stamp_check.accept_twist(
-            msg.header.stamp,
+            msg,
             values,
-            node.get_clock().now().nanoseconds,
             self.parameters.params.cmd_vel_timeout,
-            node.get_logger(),
+            self.get_node(),
             self.kinematics.inverse,
         )
         if stamp_ns is not None:
             self._cmd.set((*values, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        return answer_set_odometry(
-            self.lifecycle_state() == LifecycleStateId.ACTIVE,
-            request,
-            response,
-            self.pose_requests,
-            self.get_node().get_logger(),
-        )
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:

@@ -59,7 +59,6 @@ from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.steering.kinematics import Configuration
 from py_controllers.controllers.steering.steering_odometry import Geometry, SteeringOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -193,26 +192,15 @@ class SteeringControllersLibrary(ChainableControllerInterface):
 
     # --- ROS callbacks (executor thread) ---------------------------------------------------
     def _on_reference(self, msg: TwistStamped) -> None:
-        node = self.get_node()
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
         stamp_ns = self._stamp_check.accept_twist(
-            msg.header.stamp,
-            (linear, angular),
-            node.get_clock().now().nanoseconds,
-            self.parameters.params.reference_timeout,
-            node.get_logger(),
+            msg, (linear, angular), self.parameters.params.reference_timeout, self.get_node()
         )
         if stamp_ns is not None:
             self.reference_box.set((linear, angular, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        return answer_set_odometry(
-            self.lifecycle_state() == LifecycleStateId.ACTIVE,
-            request,
-            response,
-            self.pose_requests,
-            self.get_node().get_logger(),
-        )
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle ---------------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:

@@ -141,15 +141,9 @@ class TricycleController(ControllerInterface):
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
         stamp_ns = self._stamp_check.accept_twist(
-            msg.header.stamp,
-            (linear, angular),
-            node.get_clock().now().nanoseconds,
-            self.timeout_s,
-            node.get_logger(),
-            self._wheel_speed,
+            msg, (linear, angular), self.timeout_s, self.get_node(), self._wheel_speed
         )
         if stamp_ns is not None:
             self._cmd.set((linear, angular, stamp_ns))
