@@ -44,13 +44,18 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controller_interface.loop_log import LoopLog
+from py_controllers.controllers.diff_drive.mobile_base import (
+    OdometryOutput,
+    answer_set_odometry,
+    frame_prefix,
+    velocity_references,
+)
 from py_controllers.controllers.diff_drive.odometry import Odometry
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -61,15 +66,6 @@ _limiter = SpeedLimiter.from_parameters
 
 def _period_ns(publish_rate: float) -> int:
     return int(1e9 / publish_rate) if publish_rate > 0 else 0
-
-
-def frame_prefix(params: Any, namespace: str) -> str:
-    """The TF prefix: tf_frame_prefix, or the node namespace when it is empty."""
-    if not params.tf_frame_prefix_enable:
-        return ''
-    prefix = params.tf_frame_prefix or namespace
-    prefix = prefix.replace('~', namespace).strip('/')
-    return f'{prefix}/' if prefix else ''
 
 
 def _limits_problem(p: Any) -> str:
@@ -149,14 +145,14 @@ class DiffDriveController(ChainableControllerInterface):
         odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
         node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
         node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
-        odom_pub = node.create_publisher(OdometryMsg, '~/odom', 10)
-        self._odom_msgs = msgs = OdometryMessages(
+        msgs = OdometryMessages(
             odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
         )
-        self._odom_rt = RealtimePublisher(odom_pub, msgs.odometry)
         # /tf and ~/cmd_vel_out exist whatever enable_odom_tf and publish_limited_velocity
         # say, so that both can be switched at run time; the loop checks them every cycle
-        self._tf_rt = RealtimePublisher(create_tf_publisher(node), msgs.transform)
+        self._odom_out = OdometryOutput(
+            msgs, node.create_publisher(OdometryMsg, '~/odom', 10), create_tf_publisher(node)
+        )
         out_pub = node.create_publisher(TwistStamped, '~/cmd_vel_out', 10)
         self._cmd_out_rt = RealtimePublisher(out_pub, TwistStamped())
         self._publish_period_ns = _period_ns(p.publish_rate)
@@ -177,52 +173,31 @@ class DiffDriveController(ChainableControllerInterface):
         )
 
     def on_export_reference_interfaces(self) -> list[CommandInterface]:
-        return [
-            CommandInterface(f'{self.name}/linear', 'velocity'),
-            CommandInterface(f'{self.name}/angular', 'velocity'),
-        ]
+        return velocity_references(self.name, ('linear', 'angular'))
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
-        log = node.get_logger()
-        now_ns = node.get_clock().now().nanoseconds
-        timeout = self.parameters.latest().cmd_vel_timeout
-        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
-        if stamp_ns is None:
-            return
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
-        if not (math.isfinite(linear) and math.isfinite(angular)):
-            log.error(
-                f'cmd_vel rejected: non-finite velocity ({linear}, {angular})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        left, right = self._wheel_speeds(linear, angular)
-        if not (math.isfinite(left) and math.isfinite(right)):
-            log.error(
-                f'cmd_vel rejected: velocity ({linear}, {angular}) gives non-finite wheel '
-                f'speeds ({left}, {right})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        self._cmd.set((linear, angular, stamp_ns))
+        stamp_ns = self._stamp_check.accept_twist(
+            msg,
+            (linear, angular),
+            self.parameters.latest().cmd_vel_timeout,
+            self.get_node(),
+            self._wheel_speeds,
+        )
+        if stamp_ns is not None:
+            self._cmd.set((linear, angular, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        if self.lifecycle_state() != LifecycleStateId.ACTIVE:
-            response.success = False
-            response.message = 'set_odometry refused: the controller is not active'
-            return response
-        values = (request.x, request.y, request.yaw)
-        if not all(math.isfinite(v) for v in values):
-            response.success = False
-            response.message = f'set_odometry refused: non-finite pose {values}'
-            self.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
-            return response
-        self.pose_requests.put(values)
-        response.success = True
-        response.message = f'odometry set to x={request.x:g} y={request.y:g} yaw={request.yaw:g}'
-        return response
+        return answer_set_odometry(
+            self,
+            request,
+            response,
+            inactive_message='set_odometry refused: the controller is not active',
+            accepted_message=(
+                f'odometry set to x={request.x:g} y={request.y:g} yaw={request.yaw:g}'
+            ),
+        )
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:
@@ -347,12 +322,4 @@ class DiffDriveController(ChainableControllerInterface):
 
     def _publish_odometry_rt(self, now_ns: int, with_tf: bool) -> None:
         odom = self.odometry
-        rt = self._odom_rt
-        msgs = self._odom_msgs
-        if rt.trylock():
-            msgs.write_odometry_rt(now_ns, odom.x, odom.y, odom.heading, odom.linear, odom.angular)
-            rt.unlock_and_publish()
-        tf_rt = self._tf_rt
-        if with_tf and tf_rt.trylock():
-            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
-            tf_rt.unlock_and_publish()
+        self._odom_out.publish_rt(now_ns, odom, (odom.linear, odom.angular, 0.0), with_tf=with_tf)

@@ -152,6 +152,23 @@ class PlanarOdometry:
         self._x, self._y, self._heading = integrate_arc(self._x, self._y, self._heading, ds, dtheta)
 
 
+class HolonomicOdometryState:
+    """Pose in the odom frame (x, y, heading) and raw body twist (vx forward, vy sideways,
+    wz turning) of a base that also moves sideways (mecanum, omni); subclasses integrate."""
+
+    def __init__(self) -> None:
+        self.x = 0.0
+        self.y = 0.0
+        self.heading = 0.0
+        self.vx = 0.0
+        self.vy = 0.0
+        self.wz = 0.0
+
+    def set_pose(self, x: float, y: float, heading: float) -> None:
+        """Continue from this pose (set_odometry)."""
+        self.x, self.y, self.heading = x, y, heading
+
+
 def integrate_arc(
     x: float, y: float, heading: float, ds: float, dtheta: float
 ) -> tuple[float, float, float]:

@@ -1,13 +1,17 @@
-"""The stamp rules of the mobile bases' TwistStamped inputs (executor thread, not the loop).
+"""The rules of the mobile bases' TwistStamped inputs (executor thread, not the loop).
 
 A zero stamp means "now" (warned once, as upstream); a negative stamp is refused (rclpy
 cannot even build a time from it); with a timeout > 0, a stamp older than the timeout is
 ignored and one further than it in the future refused (the loop brakes timeout after the
-stamp, so a future stamp would keep the base driving after the sender stopped).
+stamp, so a future stamp would keep the base driving after the sender stopped). A twist
+with a non-finite velocity, or one whose wheel speeds overflow, is refused too: a
+non-finite command never reaches the hardware.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -50,4 +54,35 @@ class TwistStampCheck:
                 throttle_duration_sec=1.0,
             )
             return None
+        return stamp_ns
+
+    def accept_twist(
+        self,
+        msg: Any,
+        values: tuple[float, ...],
+        timeout_s: float,
+        node: Any,
+        wheel_speeds: Callable[..., Sequence[float]] | None = None,
+    ) -> int | None:
+        """The stamp in ns of a TwistStamped `msg` whose velocities `values` may drive the
+        base, or None when refused and logged on `node`: its stamp, a non-finite velocity,
+        or (with `wheel_speeds`, the base's inverse kinematics) wheel speeds that overflow."""
+        log = node.get_logger()
+        stamp_ns = self.accept(msg.header.stamp, node.get_clock().now().nanoseconds, timeout_s, log)
+        if stamp_ns is None:
+            return None
+        if not all(math.isfinite(v) for v in values):
+            log.error(
+                f'{self.topic} rejected: non-finite velocity {values}', throttle_duration_sec=1.0
+            )
+            return None
+        if wheel_speeds is not None:
+            wheels = tuple(wheel_speeds(*values))
+            if not all(math.isfinite(w) for w in wheels):
+                log.error(
+                    f'{self.topic} rejected: velocity {values} gives non-finite wheel '
+                    f'speeds {wheels}',
+                    throttle_duration_sec=1.0,
+                )
+                return None
         return stamp_ns

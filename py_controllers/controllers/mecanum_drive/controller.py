@@ -22,6 +22,7 @@ to the wheels (a NaN command never reaches the hardware here).
 from __future__ import annotations
 
 import math
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +40,12 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controller_interface.loop_log import LoopLog
-from py_controllers.controllers.diff_drive.controller import frame_prefix
+from py_controllers.controllers.diff_drive.mobile_base import (
+    OdometryOutput,
+    answer_set_odometry,
+    frame_prefix,
+    velocity_references,
+)
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
@@ -50,7 +56,6 @@ from py_controllers.controllers.mecanum_drive.kinematics import (
     inverse,
 )
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -132,14 +137,12 @@ class MecanumDriveController(ChainableControllerInterface):
         odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
         node.create_subscription(TwistStamped, '~/reference', self._on_reference, 10)
         node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
-        self._odom_msgs = msgs = OdometryMessages(
-            odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
-        )
-        self._odom_rt = RealtimePublisher(
-            node.create_publisher(OdometryMsg, '~/odometry', 10), msgs.odometry
-        )
-        self._tf_rt = RealtimePublisher(
-            node.create_publisher(TFMessage, '~/tf_odometry', 10), msgs.transform
+        self._odom_out = OdometryOutput(
+            OdometryMessages(
+                odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
+            ),
+            node.create_publisher(OdometryMsg, '~/odometry', 10),
+            node.create_publisher(TFMessage, '~/tf_odometry', 10),
         )
         state = MecanumDriveControllerState()
         state.header.frame_id = odom_frame
@@ -154,48 +157,24 @@ class MecanumDriveController(ChainableControllerInterface):
         return InterfaceConfiguration.individual([f'{j}/velocity' for j in self.state_joints])
 
     def on_export_reference_interfaces(self) -> list[CommandInterface]:
-        refs = [CommandInterface(f'{self.name}/{axis}', 'velocity') for axis in _AXES]
-        for ref in refs:
-            ref.value = _NAN
-        return refs
+        return velocity_references(self.name, _AXES)
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_reference(self, msg: TwistStamped) -> None:
-        node = self.get_node()
-        log = node.get_logger()
-        now_ns = node.get_clock().now().nanoseconds
-        timeout = self.parameters.latest().reference_timeout
-        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
-        if stamp_ns is None:
-            return
         t = msg.twist
         values = (t.linear.x, t.linear.y, t.angular.z)
-        if not all(math.isfinite(v) for v in values):
-            log.error(
-                f'reference rejected: non-finite velocity {values}', throttle_duration_sec=1.0
-            )
-            return
-        wheels = inverse(self.geometry, *values)
-        if not all(math.isfinite(w) for w in wheels):
-            log.error(
-                f'reference rejected: velocity {values} gives non-finite wheel speeds {wheels}',
-                throttle_duration_sec=1.0,
-            )
-            return
-        self._ref.set((*values, stamp_ns))
+        stamp_ns = self._stamp_check.accept_twist(
+            msg,
+            values,
+            self.parameters.latest().reference_timeout,
+            self.get_node(),
+            partial(inverse, self.geometry),
+        )
+        if stamp_ns is not None:
+            self._ref.set((*values, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        values = (request.x, request.y, request.yaw)
-        if self.lifecycle_state() != LifecycleStateId.ACTIVE:
-            response.success, response.message = False, 'Controller is not active'
-        elif not all(math.isfinite(v) for v in values):
-            response.success = False
-            response.message = f'set_odometry refused: non-finite pose {values}'
-            self.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
-        else:
-            self.pose_requests.put(values)
-            response.success, response.message = True, 'Odometry set request accepted'
-        return response
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:
@@ -275,13 +254,10 @@ class MecanumDriveController(ChainableControllerInterface):
         return ReturnType.OK
 
     def _publish_rt(self, now_ns: int, states: list[float], ref: tuple[float, ...]) -> None:
-        odom, msgs = self.odometry, self._odom_msgs
-        if self._odom_rt.trylock():
-            msgs.write_odometry_rt(now_ns, odom.x, odom.y, odom.heading, odom.vx, odom.wz, odom.vy)
-            self._odom_rt.unlock_and_publish()
-        if self.parameters.params.enable_odom_tf and self._tf_rt.trylock():
-            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
-            self._tf_rt.unlock_and_publish()
+        odom = self.odometry
+        self._odom_out.publish_rt(
+            now_ns, odom, (odom.vx, odom.wz, odom.vy), with_tf=self.parameters.params.enable_odom_tf
+        )
         if self._state_rt.trylock():
             state = self._state_rt.msg
             set_stamp(state.header.stamp, now_ns)

@@ -17,6 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from py_controllers.controllers.diff_drive.odometry import HolonomicOdometryState
+
 _MIN_DT_S = 0.0001  # upstream: "interval too small to integrate with"
 
 
@@ -72,21 +74,12 @@ def forward(
     return vx + ly * wz, vy - lx * wz, wz
 
 
-class MecanumOdometry:
+class MecanumOdometry(HolonomicOdometryState):
     """Pose in the odom frame and body twist of a mecanum base, from wheel velocities."""
 
     def __init__(self, geometry: MecanumGeometry) -> None:
+        super().__init__()
         self.geometry = geometry
-        self.x = 0.0
-        self.y = 0.0
-        self.heading = 0.0
-        self.vx = 0.0
-        self.vy = 0.0
-        self.wz = 0.0
-
-    def set_pose(self, x: float, y: float, heading: float) -> None:
-        """Continue from this pose (set_odometry)."""
-        self.x, self.y, self.heading = x, y, heading
 
     def update(
         self,

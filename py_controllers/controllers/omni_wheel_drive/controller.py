@@ -31,15 +31,19 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
-from py_controllers.controllers.diff_drive.controller import frame_prefix
+from py_controllers.controllers.diff_drive.mobile_base import (
+    OdometryOutput,
+    answer_set_odometry,
+    frame_prefix,
+    velocity_references,
+)
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.omni_wheel_drive.kinematics import OmniKinematics, OmniOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
-from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
+from py_controllers.realtime_tools import RealtimeBox
 from py_controllers.tf_publisher import create_tf_publisher
 
 _AXES = ('linear/x', 'linear/y', 'angular/z')
@@ -82,16 +86,15 @@ class OmniWheelDriveController(ChainableControllerInterface):
         node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
         node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
         covariance = p.diagonal_covariance
-        self._odom_msgs = msgs = OdometryMessages(
-            prefix + p.odom_frame_id, prefix + p.base_frame_id, covariance.pose, covariance.twist
-        )
-        self._odom_rt = RealtimePublisher(
-            node.create_publisher(OdometryMsg, '~/odom', 10), msgs.odometry
-        )
-        self._tf_rt = (
-            RealtimePublisher(create_tf_publisher(node), msgs.transform)
-            if p.enable_odom_tf
-            else None
+        self._odom_out = OdometryOutput(
+            OdometryMessages(
+                prefix + p.odom_frame_id,
+                prefix + p.base_frame_id,
+                covariance.pose,
+                covariance.twist,
+            ),
+            node.create_publisher(OdometryMsg, '~/odom', 10),
+            create_tf_publisher(node) if p.enable_odom_tf else None,
         )
         return CallbackReturn.SUCCESS
 
@@ -107,46 +110,24 @@ class OmniWheelDriveController(ChainableControllerInterface):
         return InterfaceConfiguration.individual([f'{w}/{kind}' for w in p.wheel_names])
 
     def on_export_reference_interfaces(self) -> list[CommandInterface]:
-        refs = [CommandInterface(f'{self.name}/{axis}', 'velocity') for axis in _AXES]
-        for ref in refs:
-            ref.value = _NAN
-        return refs
+        return velocity_references(self.name, _AXES)
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
-        log = node.get_logger()
-        now_ns = node.get_clock().now().nanoseconds
-        timeout = self.parameters.params.cmd_vel_timeout
-        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
-        if stamp_ns is None:
-            return
         t = msg.twist
         values = (t.linear.x, t.linear.y, t.angular.z)
-        if not all(math.isfinite(v) for v in values):
-            log.error(f'cmd_vel rejected: non-finite velocity {values}', throttle_duration_sec=1.0)
-            return
-        wheels = self.kinematics.inverse(*values)
-        if not all(math.isfinite(w) for w in wheels):
-            log.error(
-                f'cmd_vel rejected: velocity {values} gives non-finite wheel speeds {wheels}',
-                throttle_duration_sec=1.0,
-            )
-            return
-        self._cmd.set((*values, stamp_ns))
+        stamp_ns = self._stamp_check.accept_twist(
+            msg,
+            values,
+            self.parameters.params.cmd_vel_timeout,
+            self.get_node(),
+            self.kinematics.inverse,
+        )
+        if stamp_ns is not None:
+            self._cmd.set((*values, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        values = (request.x, request.y, request.yaw)
-        if self.lifecycle_state() != LifecycleStateId.ACTIVE:
-            response.success, response.message = False, 'Controller is not active'
-        elif not all(math.isfinite(v) for v in values):
-            response.success = False
-            response.message = f'set_odometry refused: non-finite pose {values}'
-            self.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
-        else:
-            self.pose_requests.put(values)
-            response.success, response.message = True, 'Odometry set request accepted'
-        return response
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle -------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:
@@ -211,10 +192,5 @@ class OmniWheelDriveController(ChainableControllerInterface):
         return ReturnType.OK
 
     def _publish_rt(self, now_ns: int) -> None:
-        odom, msgs = self.odometry, self._odom_msgs
-        if self._odom_rt.trylock():
-            msgs.write_odometry_rt(now_ns, odom.x, odom.y, odom.heading, odom.vx, odom.wz, odom.vy)
-            self._odom_rt.unlock_and_publish()
-        if self._tf_rt is not None and self._tf_rt.trylock():
-            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
-            self._tf_rt.unlock_and_publish()
+        odom = self.odometry
+        self._odom_out.publish_rt(now_ns, odom, (odom.vx, odom.wz, odom.vy))

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from py_controllers.controllers.diff_drive.odometry import HolonomicOdometryState
+
 _MIN_DT_S = 1e-6
 _MIN_ARC_ANGLE_RAD = 1e-6
 
@@ -60,7 +62,7 @@ class OmniKinematics:
         return vx, vy, wz
 
 
-class OmniOdometry:
+class OmniOdometry(HolonomicOdometryState):
     """Pose in the odom frame and body twist of an omni-wheel base.
 
     Position feedback: the first sample after construction or `reset_accumulators()` only
@@ -69,19 +71,10 @@ class OmniOdometry:
     """
 
     def __init__(self, kinematics: OmniKinematics) -> None:
+        super().__init__()
         self.kinematics = kinematics
-        self.x = 0.0
-        self.y = 0.0
-        self.heading = 0.0
-        self.vx = 0.0
-        self.vy = 0.0
-        self.wz = 0.0
         self._previous = [0.0] * len(kinematics.angles)
         self._latched = False
-
-    def set_pose(self, x: float, y: float, heading: float) -> None:
-        """Continue from this pose (set_odometry)."""
-        self.x, self.y, self.heading = x, y, heading
 
     def reset_accumulators(self) -> None:
         """Forget the latched wheel angles (e.g. on activation)."""

@@ -1,16 +1,19 @@
 """What the sensor broadcasters share: their parameters, the state interfaces of their one
-semantic component, and handing those interfaces over on activation."""
+semantic component, handing those interfaces over on activation, and publishing the
+message the component fills."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from py_controllers.controller_interface.controller_interface import (
     CallbackReturn,
     InterfaceConfiguration,
 )
 from py_controllers.parameters.controller_parameters import ControllerParameters
+from py_controllers.realtime_tools import RealtimePublisher
+from py_controllers.ros_conversions import set_stamp
 from py_controllers.semantic_components import SemanticComponentError, SemanticComponentInterface
 
 
@@ -46,3 +49,35 @@ class SensorBroadcasterMixin:
     def on_deactivate(self, previous_state: Any) -> CallbackReturn:
         self.sensor.release_interfaces()
         return CallbackReturn.SUCCESS
+
+
+class MessageSensor(Protocol):
+    """A semantic component that fills its ROS message (GPSSensor, RangeSensor, ...)."""
+
+    def get_values_as_message(self, message: Any) -> bool: ...
+
+
+class SensorMessagePublisher:
+    """A realtime publisher of one message that `sensor.get_values_as_message` fills; the
+    constant fields (frame, covariances) are set once in the message given."""
+
+    def __init__(
+        self,
+        node: Any,
+        msg_type: Any,
+        topic: str,
+        msg: Any,
+        sensor: MessageSensor,
+    ) -> None:
+        self.sensor = sensor
+        self._rt = RealtimePublisher(node.create_publisher(msg_type, topic, 10), msg)
+
+    def publish_rt(self, now_ns: int) -> None:
+        """Stamp the message with the cycle's time, fill in the values and publish (skipped
+        while the previous one is still being sent)."""
+        rt = self._rt
+        if rt.trylock():
+            msg = rt.msg
+            set_stamp(msg.header.stamp, now_ns)
+            self.sensor.get_values_as_message(msg)
+            rt.unlock_and_publish()

@@ -27,9 +27,10 @@ from py_controllers.controller_interface.controller_interface import (
     ControllerInterface,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
-from py_controllers.realtime_tools import RealtimePublisher
-from py_controllers.ros_conversions import set_stamp
+from py_controllers.controllers.sensor_broadcasters.common import (
+    SensorBroadcasterMixin,
+    SensorMessagePublisher,
+)
 from py_controllers.semantic_components import GPSSensor
 
 
@@ -52,15 +53,11 @@ class GPSSensorBroadcaster(SensorBroadcasterMixin, ControllerInterface):
         else:
             msg.position_covariance[:] = params.static_position_covariance
             msg.position_covariance_type = NavSatFix.COVARIANCE_TYPE_KNOWN
-        publisher = self.get_node().create_publisher(NavSatFix, '~/gps/fix', 10)
-        self._rt = RealtimePublisher(publisher, msg)
+        self._out = SensorMessagePublisher(
+            self.get_node(), NavSatFix, '~/gps/fix', msg, self.sensor
+        )
         return CallbackReturn.SUCCESS
 
     def update(self, time: Any, period: Any) -> ReturnType:
-        rt = self._rt
-        if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, time.nanoseconds)
-            self.sensor.get_values_as_message(msg)
-            rt.unlock_and_publish()
+        self._out.publish_rt(time.nanoseconds)
         return ReturnType.OK

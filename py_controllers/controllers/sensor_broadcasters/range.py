@@ -22,9 +22,10 @@ from py_controllers.controller_interface.controller_interface import (
     ControllerInterface,
     ReturnType,
 )
-from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
-from py_controllers.realtime_tools import RealtimePublisher
-from py_controllers.ros_conversions import set_stamp
+from py_controllers.controllers.sensor_broadcasters.common import (
+    SensorBroadcasterMixin,
+    SensorMessagePublisher,
+)
 from py_controllers.semantic_components import RangeSensor
 from py_controllers.semantic_components.range_sensor import to_float32
 
@@ -54,14 +55,9 @@ class RangeSensorBroadcaster(SensorBroadcasterMixin, ControllerInterface):
         msg.min_range = to_float32(params.min_range)
         msg.max_range = to_float32(params.max_range)
         msg.variance = to_float32(params.variance)
-        self._rt = RealtimePublisher(self.get_node().create_publisher(Range, '~/range', 10), msg)
+        self._out = SensorMessagePublisher(self.get_node(), Range, '~/range', msg, self.sensor)
         return CallbackReturn.SUCCESS
 
     def update(self, time: Any, period: Any) -> ReturnType:
-        rt = self._rt
-        if rt.trylock():
-            msg = rt.msg
-            set_stamp(msg.header.stamp, time.nanoseconds)
-            self.sensor.get_values_as_message(msg)
-            rt.unlock_and_publish()
+        self._out.publish_rt(time.nanoseconds)
         return ReturnType.OK

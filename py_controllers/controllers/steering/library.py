@@ -47,13 +47,18 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controller_interface.loop_log import LoopLog
+from py_controllers.controllers.diff_drive.mobile_base import (
+    OdometryOutput,
+    answer_set_odometry,
+    resolve_tf_prefix,
+    velocity_references,
+)
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.steering.kinematics import Configuration
 from py_controllers.controllers.steering.steering_odometry import Geometry, SteeringOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
-from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -69,15 +74,6 @@ _JOINT_COUNTS = {
     Configuration.TRICYCLE: (2, 1),
     Configuration.ACKERMANN: (2, 2),
 }
-
-
-def resolve_tf_prefix(prefix: str, namespace: str) -> str:
-    """'' for no prefix; else '~' replaced by the namespace, slashes normalised, one '/' at
-    the end (ros2_control's resolve_tf_prefix)."""
-    if not prefix:
-        return ''
-    prefix = prefix.replace('~', namespace).strip('/')
-    return f'{prefix}/' if prefix else ''
 
 
 def joint_count_problems(config: Configuration, p: Any) -> list[str]:
@@ -164,13 +160,13 @@ class SteeringControllersLibrary(ChainableControllerInterface):
         odom_frame, base_frame = prefix + p.odom_frame_id, prefix + p.base_frame_id
         node.create_subscription(TwistStamped, '~/reference', self._on_reference, _REFERENCE_QOS)
         node.create_service(SetOdometry, '~/set_odometry', self._on_set_odometry)
-        self._odom_msgs = msgs = OdometryMessages(
-            odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
+        self._odom_out = OdometryOutput(
+            OdometryMessages(
+                odom_frame, base_frame, p.pose_covariance_diagonal, p.twist_covariance_diagonal
+            ),
+            node.create_publisher(OdometryMsg, '~/odometry', 10),
+            create_tf_publisher(node, '~/tf_odometry'),
         )
-        self._odom_rt = RealtimePublisher(
-            node.create_publisher(OdometryMsg, '~/odometry', 10), msgs.odometry
-        )
-        self._tf_rt = RealtimePublisher(create_tf_publisher(node, '~/tf_odometry'), msgs.transform)
         status = SteeringControllerStatus()
         status.header.frame_id = p.odom_frame_id
         self._status_rt = RealtimePublisher(
@@ -192,44 +188,19 @@ class SteeringControllersLibrary(ChainableControllerInterface):
         )
 
     def on_export_reference_interfaces(self) -> list[CommandInterface]:
-        return [
-            CommandInterface(f'{self.name}/linear', 'velocity'),
-            CommandInterface(f'{self.name}/angular', 'velocity'),
-        ]
+        return velocity_references(self.name, ('linear', 'angular'))
 
     # --- ROS callbacks (executor thread) ---------------------------------------------------
     def _on_reference(self, msg: TwistStamped) -> None:
-        node = self.get_node()
-        log = node.get_logger()
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
-        if not (math.isfinite(linear) and math.isfinite(angular)):
-            log.error(
-                f'reference rejected: non-finite velocity (linear.x {linear}, angular.z {angular})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        now_ns = node.get_clock().now().nanoseconds
-        timeout = self.parameters.params.reference_timeout
-        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, timeout, log)
-        if stamp_ns is None:
-            return
-        self.reference_box.set((linear, angular, stamp_ns))
+        stamp_ns = self._stamp_check.accept_twist(
+            msg, (linear, angular), self.parameters.params.reference_timeout, self.get_node()
+        )
+        if stamp_ns is not None:
+            self.reference_box.set((linear, angular, stamp_ns))
 
     def _on_set_odometry(self, request: Any, response: Any) -> Any:
-        if self.lifecycle_state() != LifecycleStateId.ACTIVE:
-            response.success = False
-            response.message = 'Controller is not active'
-            return response
-        values = (request.x, request.y, request.yaw)
-        if not all(math.isfinite(v) for v in values):
-            response.success = False
-            response.message = f'set_odometry refused: non-finite pose {values}'
-            self.get_node().get_logger().error(response.message, throttle_duration_sec=1.0)
-            return response
-        self.pose_requests.put(values)
-        response.success = True
-        response.message = 'Odometry set request accepted'
-        return response
+        return answer_set_odometry(self, request, response)
 
     # --- lifecycle ---------------------------------------------------------------------------
     def on_activate(self, previous_state: Any) -> CallbackReturn:
@@ -339,13 +310,9 @@ class SteeringControllersLibrary(ChainableControllerInterface):
 
     def _publish_rt(self, now_ns: int, p: Any) -> None:
         odom = self.odometry
-        msgs = self._odom_msgs
-        if self._odom_rt.trylock():
-            msgs.write_odometry_rt(now_ns, odom.x, odom.y, odom.heading, odom.linear, odom.angular)
-            self._odom_rt.unlock_and_publish()
-        if p.enable_odom_tf and self._tf_rt.trylock():
-            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
-            self._tf_rt.unlock_and_publish()
+        self._odom_out.publish_rt(
+            now_ns, odom, (odom.linear, odom.angular, 0.0), with_tf=p.enable_odom_tf
+        )
         rt = self._status_rt
         if rt.trylock():
             msg = rt.msg

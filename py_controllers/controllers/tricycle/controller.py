@@ -22,7 +22,6 @@ upstream, so the manager takes the controller out.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.controllers.diff_drive.mobile_base import OdometryOutput
 from py_controllers.controllers.diff_drive.odometry import PlanarOdometry
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
@@ -111,19 +111,15 @@ class TricycleController(ControllerInterface):
         node = self.get_node()
         node.create_subscription(TwistStamped, '~/cmd_vel', self._on_cmd_vel, 10)
         node.create_service(Empty, '~/reset_odometry', self._on_reset_odometry)
-        self._odom_msgs = msgs = OdometryMessages(
-            p.odom_frame_id,
-            p.base_frame_id,
-            p.pose_covariance_diagonal,
-            p.twist_covariance_diagonal,
-        )
-        self._odom_rt = RealtimePublisher(
-            node.create_publisher(OdometryMsg, '~/odom', 10), msgs.odometry
-        )
-        self._tf_rt = (
-            RealtimePublisher(create_tf_publisher(node), msgs.transform)
-            if p.enable_odom_tf
-            else None
+        self._odom_out = OdometryOutput(
+            OdometryMessages(
+                p.odom_frame_id,
+                p.base_frame_id,
+                p.pose_covariance_diagonal,
+                p.twist_covariance_diagonal,
+            ),
+            node.create_publisher(OdometryMsg, '~/odom', 10),
+            create_tf_publisher(node) if p.enable_odom_tf else None,
         )
         self._ackermann_rt = (
             RealtimePublisher(
@@ -145,28 +141,16 @@ class TricycleController(ControllerInterface):
 
     # --- ROS callbacks (executor thread) --------------------------------------------
     def _on_cmd_vel(self, msg: TwistStamped) -> None:
-        node = self.get_node()
-        log = node.get_logger()
-        now_ns = node.get_clock().now().nanoseconds
-        stamp_ns = self._stamp_check.accept(msg.header.stamp, now_ns, self.timeout_s, log)
-        if stamp_ns is None:
-            return
         linear, angular = msg.twist.linear.x, msg.twist.angular.z
-        if not (math.isfinite(linear) and math.isfinite(angular)):
-            log.error(
-                f'cmd_vel rejected: non-finite velocity ({linear}, {angular})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        _, ws = twist_to_ackermann(linear, angular, self.wheelbase, self.wheel_radius)
-        if not math.isfinite(ws):
-            log.error(
-                f'cmd_vel rejected: velocity ({linear}, {angular}) gives a non-finite '
-                f'wheel speed ({ws})',
-                throttle_duration_sec=1.0,
-            )
-            return
-        self._cmd.set((linear, angular, stamp_ns))
+        stamp_ns = self._stamp_check.accept_twist(
+            msg, (linear, angular), self.timeout_s, self.get_node(), self._wheel_speed
+        )
+        if stamp_ns is not None:
+            self._cmd.set((linear, angular, stamp_ns))
+
+    def _wheel_speed(self, linear: float, angular: float) -> tuple[float]:
+        """The traction wheel's speed (rad/s) for a body twist; infinite when it overflows."""
+        return (twist_to_ackermann(linear, angular, self.wheelbase, self.wheel_radius)[1],)
 
     def _on_reset_odometry(self, request: Any, response: Any) -> Any:
         self.reset_requests.put(True)
@@ -233,15 +217,10 @@ class TricycleController(ControllerInterface):
         return ReturnType.OK
 
     def _publish_rt(self, now_ns: int) -> None:
-        odom, msgs = self.odometry, self._odom_msgs
-        if self._odom_rt.trylock():
-            if self.parameters.params.odom_only_twist:
-                msgs.write_odometry_rt(now_ns, 0.0, 0.0, 0.0, odom.linear, odom.angular)
-            else:
-                msgs.write_odometry_rt(
-                    now_ns, odom.x, odom.y, odom.heading, odom.linear, odom.angular
-                )
-            self._odom_rt.unlock_and_publish()
-        if self._tf_rt is not None and self._tf_rt.trylock():
-            msgs.write_transform_rt(now_ns, odom.x, odom.y, odom.heading)
-            self._tf_rt.unlock_and_publish()
+        odom = self.odometry
+        self._odom_out.publish_rt(
+            now_ns,
+            odom,
+            (odom.linear, odom.angular, 0.0),
+            twist_only=self.parameters.params.odom_only_twist,
+        )
