@@ -4,9 +4,10 @@ Every second (and at once when its `~/activity` topic says something changed, or
 asks) it calls `list_controllers`, `list_hardware_components` and, when the manager has
 it, `~/get_statistics`. A manager that is not there, or stops answering, is reported as
 absent with the reason; the watch keeps trying and picks it up when it comes back. The
-robot description (for the sliders' limits) is read from the manager's
-`robot_description` parameter, the `robot_description` topic in its namespace, or the file named by
-`robot_description_file` when that file is on this machine.
+robot description (the sliders' limits, the 3D page's robot) is read here and only here:
+from the `robot_description` topic in the manager's namespace, the manager's
+`robot_description` parameter, or the file named by `robot_description_file` when that file
+is on this machine.
 """
 
 from __future__ import annotations
@@ -65,6 +66,10 @@ class ManagerState:
     stats_supported: bool | None = None
     ranges: dict[str, JointRange] = field(default_factory=dict)
     ranges_problem: str = 'robot description not read yet'
+    description: str = ''
+    """The robot description (URDF text) read, '' until one is."""
+    description_source: str = 'robot description not read yet'
+    """Where `description` came from, or why there is none."""
     version: int = 0
     """Grows whenever the controllers, hardware or availability change."""
 
@@ -267,10 +272,13 @@ class ManagerWatch:
         self.state.loadable = loadable(names, [c.name for c in self.state.controllers])
 
     async def _read_description(self, *, force: bool) -> None:
+        """The description from the latched topic when a new message came, else (when
+        `force`d: the manager came back) the manager's `robot_description` parameter or the
+        file its `robot_description_file` names; the one place the dashboard reads it."""
         topic = self._description
         if topic.msg is not None and topic.count != self._description_seen:
             self._description_seen = topic.count
-            self._set_ranges(topic.msg.data)
+            self._set_description(topic.msg.data, in_namespace(self.manager, 'robot_description'))
             return
         if not force:
             return
@@ -280,17 +288,23 @@ class ManagerWatch:
             )
         except (NotAvailableError, CallFailedError) as exc:
             self.state.ranges_problem = f'cannot read robot_description: {exc}'
+            self.state.description_source = f'no robot description yet: {exc}'
             return
         text = values.get('robot_description') or ''
+        source = f'{self.manager} robot_description'
         path = values.get('robot_description_file') or ''
         if not text and path and Path(path).is_file():
-            text = Path(path).read_text(errors='replace')
+            text, source = Path(path).read_text(errors='replace'), path
+        if not text:
+            source = 'no robot description: no topic message and no manager parameter'
         if text or topic.msg is None:
-            self._set_ranges(text)
+            self._set_description(text, source)
 
-    def _set_ranges(self, urdf: str) -> None:
-        self.state.ranges, self.state.ranges_problem = try_joint_ranges(urdf)
-        self.state.version += 1
+    def _set_description(self, urdf: str, source: str) -> None:
+        s = self.state
+        s.description, s.description_source = urdf, source
+        s.ranges, s.ranges_problem = try_joint_ranges(urdf)
+        s.version += 1
 
     async def _follow_clock(self) -> None:
         """Take the manager's use_sim_time: with it, the dashboard's clock (cmd_vel

@@ -43,11 +43,6 @@ PAD_MAX_ANGULAR = 4.0
 """rad/s: likewise for turning."""
 
 
-def cmd_vel_topic(manager: str, controller: str) -> str:
-    """The diff drive's velocity command topic (`/<ns>/<controller>/cmd_vel`)."""
-    return controller_topic(manager, controller, 'cmd_vel')
-
-
 def twist_topic(manager: str, controller: str, base: Base) -> str:
     """Where `controller` (a base of kind `base`) reads its TwistStamped:
     `/<ns>/<controller>/cmd_vel` or `/<ns>/<controller>/reference`."""

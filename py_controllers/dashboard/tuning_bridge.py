@@ -20,7 +20,7 @@ from py_controllers.dashboard.commands import RefusedError
 from py_controllers.dashboard.names import controller_topic
 from py_controllers.dashboard.ros_bridge import RosBridge
 from py_controllers.dashboard.tuning import Recorder
-from py_controllers.dashboard.tuning_schema import key_parameters, parameter_specs
+from py_controllers.dashboard.tuning_schema import AnySchema, key_parameters, parameter_specs
 from py_controllers.dashboard.tuning_signals import (
     DIFF_DRIVE,
     JTC,
@@ -30,7 +30,6 @@ from py_controllers.dashboard.tuning_signals import (
     measured_values,
     pid_values,
 )
-from py_controllers.parameters.schema import Schema
 
 KEEP_S = 60.0
 """Seconds of signals kept per topic (the longest window the page offers)."""
@@ -93,7 +92,7 @@ def _recording(recorder: Recorder, values: Callable[[Any], dict[str, float]]) ->
 
 
 async def read_parameters(
-    bridge: RosBridge, node: str, schemas: Sequence[Schema]
+    bridge: RosBridge, node: str, schemas: Sequence[AnySchema]
 ) -> dict[str, Any]:
     """The values `node` holds for every parameter of `schemas` (the map keys first, since
     they name the mapped parameters); None for those it does not have."""

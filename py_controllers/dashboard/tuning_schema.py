@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,50 @@ SCHEMA_ATTRIBUTES = ('SCHEMA', 'GEOMETRY_SCHEMA')
 """The class attributes naming a controller's parameter files, in the order the page shows
 them: its own `SCHEMA` (a steering controller's is the library's) and a steering controller's
 `GEOMETRY_SCHEMA` (its own parameters beside the library's)."""
+PREFIXED_ATTRIBUTE = 'PREFIXED_SCHEMAS'
+"""The class attribute naming parameter files declared under a prefix made of one of the
+controller's own string parameters: ((path, 'gains.{joint}.'), ...), shown after the others."""
+
+
+@dataclass(frozen=True)
+class PrefixedSchema:
+    """A schema a controller declares under a prefix filled in from one of its parameters
+    (the effort gripper's PID gains under `gains.<joint>.`)."""
+
+    schema: Schema
+    template: str  # 'gains.{joint}.': `joint` is the parameter whose value goes there
+
+    def __post_init__(self) -> None:
+        if len(self._fields()) != 1:
+            raise SchemaError(f"prefix '{self.template}' must name exactly one parameter")
+
+    def _fields(self) -> list[str]:
+        return [f for _, f, _, _ in string.Formatter().parse(self.template) if f]
+
+    @property
+    def key(self) -> str:
+        """The parameter the prefix is made of."""
+        return self._fields()[0]
+
+    @property
+    def key_parameters(self) -> frozenset[str]:
+        """The parameter to read first (its value makes the names)."""
+        return frozenset({self.key}) | self.schema.key_parameters
+
+    def parameters(self, values: Mapping[str, Any]) -> list[ParamSpec]:
+        """The schema's parameters under the prefix `values` gives; none while the key
+        parameter is unset (nothing is declared then)."""
+        key = values.get(self.key)
+        if not isinstance(key, str) or not key:
+            return []
+        prefix = self.template.format(**{self.key: key})
+        inner = {k[len(prefix) :]: v for k, v in values.items() if k.startswith(prefix)}
+        return [
+            ParamSpec(prefix + spec.name, spec.leaf, True) for spec in self.schema.parameters(inner)
+        ]
+
+
+AnySchema = Schema | PrefixedSchema
 
 
 def schema_paths(controller_type: str) -> list[Path]:
@@ -37,13 +82,26 @@ def schema_paths(controller_type: str) -> list[Path]:
     return [Path(path) for path in named if isinstance(path, str | Path)]
 
 
-def schema_of(controller_type: str) -> tuple[list[Schema], str]:
+def prefixed_paths(controller_type: str) -> list[tuple[Path, str]]:
+    """The (parameter file, prefix template) pairs `controller_type` declares under a
+    prefix (PREFIXED_ATTRIBUTE); [] when none."""
+    try:
+        cls = plugins.load(plugins.CONTROLLERS_GROUP, controller_type, object)
+    except plugins.PluginError:
+        return []
+    return [(Path(path), template) for path, template in getattr(cls, PREFIXED_ATTRIBUTE, ())]
+
+
+def schema_of(controller_type: str) -> tuple[list[AnySchema], str]:
     """(the parsed schemas, '') or ([], why not) for the page to say."""
     paths = schema_paths(controller_type)
     if not paths:
         return [], f"no parameter schema found for type '{controller_type}'"
     try:
-        return [load_schema(path) for path in paths], ''
+        schemas: list[AnySchema] = [load_schema(path) for path in paths]
+        for path, template in prefixed_paths(controller_type):
+            schemas.append(PrefixedSchema(load_schema(path), template))
+        return schemas, ''
     except SchemaError as exc:
         return [], str(exc)
 
@@ -70,7 +128,7 @@ class ParamRow:
         return '[' + ', '.join(_plain(v) for v in self.range) + ']'
 
 
-def param_rows(schemas: Sequence[Schema], values: Mapping[str, Any]) -> list[ParamRow]:
+def param_rows(schemas: Sequence[AnySchema], values: Mapping[str, Any]) -> list[ParamRow]:
     """Every parameter of `schemas` for the map keys in `values` (dotted name -> value as
     the node holds it), in schema order."""
     return [
@@ -89,12 +147,12 @@ def param_rows(schemas: Sequence[Schema], values: Mapping[str, Any]) -> list[Par
     ]
 
 
-def parameter_specs(schemas: Sequence[Schema], values: Mapping[str, Any]) -> list[ParamSpec]:
+def parameter_specs(schemas: Sequence[AnySchema], values: Mapping[str, Any]) -> list[ParamSpec]:
     """Every parameter of `schemas`, in order, for the map keys in `values`."""
     return [spec for schema in schemas for spec in schema.parameters(values)]
 
 
-def key_parameters(schemas: Sequence[Schema]) -> list[str]:
+def key_parameters(schemas: Sequence[AnySchema]) -> list[str]:
     """The parameters whose values name the `__map_` entries (read them first)."""
     return sorted({key for schema in schemas for key in schema.key_parameters})
 
@@ -140,12 +198,15 @@ def parse_value(type_: str, name: str, text: str) -> Any:
 
 
 __all__ = [
+    'AnySchema',
     'ParamRow',
     'ParameterError',
+    'PrefixedSchema',
     'key_parameters',
     'param_rows',
     'parameter_specs',
     'parse_value',
+    'prefixed_paths',
     'schema_of',
     'schema_paths',
     'value_text',

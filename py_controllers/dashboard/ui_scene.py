@@ -10,7 +10,6 @@ object is sent to the browser only when its pose changed.
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,6 @@ from py_controllers.hardware_interface.errors import UrdfError
 
 FRAME_S = 0.1
 """Ten redraws a second: readable, and light on the web socket."""
-RETRY_S = 2.0
 GHOST_OPACITY = 0.3
 PLACEHOLDER = '#ff00ff'
 _MESH_URLS: dict[Path, str] = {}
@@ -138,9 +136,7 @@ class ScenePage:
         """Subscribe in the watched manager's namespace; the selector may change it."""
         self.manager = self.dash.manager
         self.states = scene_bridge.joint_states(self.dash)
-        self.description = scene_bridge.description_topic(self.dash)
-        self.description_seen = -1
-        self.next_try = 0.0
+        self.loaded: tuple[str, str] | None = None
 
     def _panels_key(self) -> tuple:
         """What the trajectory panels are built from (as the trajectory page has it)."""
@@ -158,13 +154,10 @@ class ScenePage:
         if not self.panels:
             ui.label('No joint trajectory controller: no ghost to show.').classes('text-grey-7')
 
-    async def _load(self) -> None:
-        loop_time = time.monotonic()
-        if loop_time < self.next_try:
-            return
-        self.next_try = loop_time + RETRY_S
-        self.description_seen = self.description.count
-        text, source = await scene_bridge.read_description(self.dash)
+    def _load(self, text: str, source: str) -> None:
+        """Draw the robot of the description the watch read (`source` says why there is
+        none when `text` is empty)."""
+        self.loaded = (text, source)
         if not text:
             self.status.set_text(source)
             return
@@ -215,8 +208,9 @@ class ScenePage:
             if self.drawn is not None:
                 self.scene.delete_objects()
                 self.drawn = None
-        if self.drawn is None or self.description.count != self.description_seen:
-            await self._load()
+        state = self.dash.watch.state
+        if (state.description, state.description_source) != self.loaded:
+            self._load(state.description, state.description_source)
         if self._panels_key() != self.panels_key:
             self._panels.refresh()
         if self.drawn is None:

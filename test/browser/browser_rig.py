@@ -33,3 +33,38 @@ def namespaced_params(params_file: Path, ns: str, folder: Path) -> str:
     path = folder / f'{ns.strip("/")}_{params_file.name}'
     path.write_text(yaml.safe_dump({f'{ns}/{node}': value for node, value in params.items()}))
     return str(path)
+
+
+SERIES = """([id, name]) => {
+    const el = document.querySelector(`[data-testid="${id}"]`);
+    const chart = el && getElement(el) && getElement(el).chart;
+    if (!chart) return null;
+    const line = (chart.getOption().series || []).find(s => s.name === name);
+    return line ? line.data : null;
+}"""
+"""The points [[seconds before now, value], ...] of the line `name` in the chart `id`, as
+the page's echarts instance holds them (null until drawn)."""
+
+LAST_POINT = f"""(args) => {{
+    const data = ({SERIES})(args);
+    return data && data.length ? data[data.length - 1][1] : null;
+}}"""
+"""The value of the newest point of a chart's line (null until there is one)."""
+
+
+def chart_series(page, chart: str, name: str) -> list[tuple[float, float]]:
+    """The points of line `name` in the chart with data-testid `chart` (waits for them)."""
+    page.wait_for_function(f'(args) => ({SERIES})(args) !== null', arg=[chart, name])
+    return [(t, v) for t, v in page.evaluate(SERIES, [chart, name])]
+
+
+def wait_for_last_point(page, chart: str, name: str, value: float, tolerance: float) -> None:
+    """Wait until the newest point of line `name` in `chart` is `value` within `tolerance`
+    (0: exactly)."""
+    page.wait_for_function(
+        f"""([chart, name, value, tolerance]) => {{
+            const last = ({LAST_POINT})([chart, name]);
+            return last !== null && Math.abs(last - value) <= tolerance;
+        }}""",
+        arg=[chart, name, value, tolerance],
+    )

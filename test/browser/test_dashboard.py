@@ -11,7 +11,6 @@ import urllib.error
 import urllib.request
 
 import pytest
-import yaml
 from browser_rig import WAIT_MS, number, wait_for_number
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
@@ -19,39 +18,9 @@ from playwright.sync_api import expect
 from sensor_msgs.msg import JointState
 
 from py_controllers.dashboard.browser import DashboardProcess
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, ManagerProcess
 
-SPAWNED = ('joint_state_broadcaster', 'arm_controller', 'diff_drive_controller')
 DRIVE = 'diff_drive_controller'
-
-
-@pytest.fixture(scope='module')
-def manager(tmp_path_factory):
-    description = tmp_path_factory.mktemp('dashboard') / 'description.yaml'
-    urdf = (CONFIG / 'demo_robot.urdf').read_text()
-    description.write_text(
-        yaml.safe_dump({'controller_manager': {'ros__parameters': {'robot_description': urdf}}})
-    )
-    with ManagerProcess([CONFIG / 'demo_controllers.yaml', description]) as proc:
-        result = run_tool('spawner', *SPAWNED, '--controller-manager-timeout', '30')
-        assert result.returncode == 0, result.stdout + result.stderr + proc.output()
-        yield proc
-        assert proc.alive, proc.output()
-
-
-@pytest.fixture(scope='module')
-def ros(manager):
-    with RosHarness('dashboard_test') as harness:
-        yield harness
-
-
-@pytest.fixture(scope='module')
-def dashboard(manager):
-    with DashboardProcess() as dash:
-        yield dash
-        assert dash.alive, dash.output()
-        assert dash.stop() == 0, dash.output()  # SIGINT: a clean exit
-        assert 'Traceback' not in dash.output(), dash.output()
 
 
 def test_load_configure_activate_by_clicking(dashboard, page, ros):

@@ -7,23 +7,11 @@ import math
 
 import numpy as np
 import pytest
-import yaml
+from browser_rig import WAIT_MS
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from sensor_msgs.msg import JointState
-
-from py_controllers.dashboard.browser import DashboardProcess, chromium_path, launch_chromium
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
-
-pytestmark = pytest.mark.skipif(
-    chromium_path() is None,
-    reason='no Chromium at /usr/bin/chromium: scripts/setup_browser.sh installs it',
-)
-
-SPAWNED = ('joint_state_broadcaster', 'arm_controller', 'diff_drive_controller')
-WAIT_MS = 30_000  # a guard for slow machines, never a duration anything depends on
-expect.set_options(timeout=WAIT_MS)
 
 WORLD_POSE = """(name) => {
     const root = document.querySelector('[data-testid="scene"]');
@@ -33,46 +21,6 @@ WORLD_POSE = """(name) => {
     object.updateWorldMatrix(true, false);
     return {matrix: Array.from(object.matrixWorld.elements), visible: object.visible};
 }"""
-
-
-@pytest.fixture(scope='module')
-def manager(tmp_path_factory):
-    description = tmp_path_factory.mktemp('scene') / 'description.yaml'
-    urdf = (CONFIG / 'demo_robot.urdf').read_text()
-    description.write_text(
-        yaml.safe_dump({'controller_manager': {'ros__parameters': {'robot_description': urdf}}})
-    )
-    with ManagerProcess([CONFIG / 'demo_controllers.yaml', description]) as proc:
-        result = run_tool('spawner', *SPAWNED, '--controller-manager-timeout', '30')
-        assert result.returncode == 0, result.stdout + result.stderr + proc.output()
-        yield proc
-        assert proc.alive, proc.output()
-
-
-@pytest.fixture(scope='module')
-def ros(manager):
-    with RosHarness('scene_test') as harness:
-        yield harness
-
-
-@pytest.fixture(scope='module')
-def dashboard(manager):
-    with DashboardProcess() as dash:
-        yield dash
-        assert dash.alive, dash.output()
-        assert dash.stop() == 0, dash.output()
-        assert 'Traceback' not in dash.output(), dash.output()
-
-
-@pytest.fixture
-def page(manager):
-    with sync_playwright() as playwright:
-        browser = launch_chromium(playwright)
-        context = browser.new_context(viewport={'width': 1400, 'height': 1000})
-        context.set_default_timeout(WAIT_MS)
-        yield context.new_page()
-        context.close()
-        browser.close()
 
 
 def world_pose(page, name: str) -> tuple[np.ndarray, bool]:

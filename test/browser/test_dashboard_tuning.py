@@ -6,35 +6,20 @@ range value refused with the node's own reason shown."""
 from pathlib import Path
 
 import pytest
+from browser_rig import LAST_POINT, wait_for_last_point
 from control_msgs.msg import MultiDOFCommand, MultiDOFStateStamped
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 from rclpy.parameter import Parameter
 from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
-from py_controllers.dashboard.browser import DashboardProcess, chromium_path, launch_chromium
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
-
-pytestmark = pytest.mark.skipif(
-    chromium_path() is None,
-    reason='no Chromium at /usr/bin/chromium: scripts/setup_browser.sh installs it',
-)
+from py_controllers.testing import CONFIG, ManagerProcess, run_tool
 
 PID = 'pid_controller_external'  # the measured state comes from a topic: a constant error
 DOF = 'tool_joint'
 P = f'gains.{DOF}.p'
 TRACKING = f'gains.{DOF}.tracking_time_constant'
-WAIT_MS = 30_000  # a guard for slow machines, never a duration anything depends on
-expect.set_options(timeout=WAIT_MS)
 BEST_EFFORT = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-
-LAST_POINT = """([id, name]) => {
-    const el = document.querySelector(`[data-testid="${id}"]`);
-    const chart = el && getElement(el) && getElement(el).chart;
-    if (!chart) return null;
-    const line = (chart.getOption().series || []).find(s => s.name === name);
-    return line && line.data.length ? line.data[line.data.length - 1][1] : null;
-}"""
 
 
 @pytest.fixture(scope='module')
@@ -44,37 +29,6 @@ def manager():
         assert result.returncode == 0, result.stdout + result.stderr + proc.output()
         yield proc
         assert proc.alive, proc.output()
-
-
-@pytest.fixture(scope='module')
-def ros(manager):
-    with RosHarness('dashboard_tuning_test') as harness:
-        yield harness
-
-
-@pytest.fixture(scope='module')
-def dashboard(manager):
-    with DashboardProcess() as dash:
-        yield dash
-        assert dash.alive, dash.output()
-        assert dash.stop() == 0, dash.output()
-        assert 'Traceback' not in dash.output(), dash.output()
-
-
-@pytest.fixture(scope='module')
-def browser():
-    with sync_playwright() as playwright:
-        chromium = launch_chromium(playwright)
-        yield chromium
-        chromium.close()
-
-
-@pytest.fixture
-def page(browser):
-    context = browser.new_context(viewport={'width': 1400, 'height': 1000})
-    context.set_default_timeout(WAIT_MS)
-    yield context.new_page()
-    context.close()
 
 
 def parameters(ros, names):
@@ -98,10 +52,7 @@ def last_output_on_page(page):
 
 
 def wait_for_plotted_output(page, value):
-    page.wait_for_function(
-        f'(args) => ({LAST_POINT})(args) === {value}',
-        arg=[f'chart-{DOF}-error-and-output', f'{DOF} output'],
-    )
+    wait_for_last_point(page, f'chart-{DOF}-error-and-output', f'{DOF} output', value, 0.0)
 
 
 def test_a_gain_set_on_the_page_reaches_the_controller_and_the_plot(dashboard, page, ros):

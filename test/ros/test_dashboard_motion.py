@@ -23,7 +23,7 @@ from rosgraph_msgs.msg import Clock
 from py_controllers.dashboard import motion
 from py_controllers.dashboard.bases import BASES, pad_limits
 from py_controllers.dashboard.manager_watch import ManagerWatch
-from py_controllers.dashboard.model import JointRange, Velocity
+from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, JointRange, Velocity
 from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR
 from py_controllers.dashboard.ros_bridge import NotAvailableError, RosBridge
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
@@ -57,7 +57,7 @@ def steer_until_sent(ros, steering, topic, linear, angular, got) -> TwistStamped
 
 def test_steering_is_clamped_to_the_controllers_limits(ros, bridge):
     steering = motion.Steering(bridge)
-    topic = motion.cmd_vel_topic('/r9/controller_manager', 'base')
+    topic = motion.twist_topic('/r9/controller_manager', 'base', BASES[DIFF_DRIVE_TYPE])
     got = ros.subscribe(TwistStamped, '/r9/base/cmd_vel')
     # the pad's own range before the controller's limits are known
     msg = steer_until_sent(ros, steering, topic, 100.0, -100.0, got)
@@ -126,7 +126,7 @@ def test_cmd_vel_is_stamped_with_the_robots_sim_time(ros, bridge):
 
         assert ros.spin_until(following), bridge.node.get_clock().now()
         steering = motion.Steering(bridge)
-        topic = motion.cmd_vel_topic(watch.manager, 'base')
+        topic = motion.twist_topic(watch.manager, 'base', BASES[DIFF_DRIVE_TYPE])
         got = ros.subscribe(TwistStamped, '/simbot/base/cmd_vel')
         msg = steer_until_sent(ros, steering, topic, 0.2, 0.0, got)
         assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (1234, 500_000_000)

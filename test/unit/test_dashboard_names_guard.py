@@ -18,7 +18,6 @@ from py_controllers.dashboard.model import (
     token_digest,
 )
 from py_controllers.dashboard.motion import (
-    cmd_vel_topic,
     follow_joint_trajectory_action,
     twist_topic,
 )
@@ -31,16 +30,17 @@ from py_controllers.dashboard.names import (
 )
 
 LOOPBACK = ('127.0.0.1', 'localhost', '::1')
+DIFF_DRIVE = BASES[DIFF_DRIVE_TYPE]
 
 
 def test_names_follow_the_managers_namespace():
     assert namespace_of('/controller_manager') == ''
     assert namespace_of('/r1/controller_manager') == '/r1'
     assert namespace_of('/fleet/r2/cm') == '/fleet/r2'
-    assert cmd_vel_topic('/controller_manager', 'diff_drive_controller') == (
+    assert twist_topic('/controller_manager', 'diff_drive_controller', DIFF_DRIVE) == (
         '/diff_drive_controller/cmd_vel'
     )
-    assert cmd_vel_topic('/r1/controller_manager', 'base') == '/r1/base/cmd_vel'
+    assert twist_topic('/r1/controller_manager', 'base', DIFF_DRIVE) == '/r1/base/cmd_vel'
     assert follow_joint_trajectory_action('/r2/controller_manager', 'arm') == (
         '/r2/arm/follow_joint_trajectory'
     )

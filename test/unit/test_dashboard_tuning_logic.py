@@ -18,6 +18,8 @@ from py_controllers.dashboard.tuning import (
 )
 from py_controllers.dashboard.tuning_schema import (
     ParameterError,
+    PrefixedSchema,
+    key_parameters,
     param_rows,
     parse_value,
     schema_of,
@@ -32,6 +34,7 @@ from py_controllers.dashboard.tuning_signals import (
     jtc_values,
     pid_values,
 )
+from py_controllers.parameters.errors import SchemaError
 
 
 def test_recorder_keeps_only_the_last_seconds():
@@ -222,3 +225,30 @@ def test_typed_text_becomes_a_value_of_the_parameters_type():
             parse_value(type_, 'x', text)
     assert value_text(float('inf')) == 'inf' and value_text([1.0, 2.0]) == '[1.0, 2.0]'
     assert value_text(True) == 'true' and value_text(None) == ''
+
+
+def test_the_effort_grippers_gains_are_shown_under_its_joint():
+    schemas, problem = schema_of('effort_controllers/GripperActionController')
+    assert problem == ''
+    assert 'joint' in key_parameters(schemas)  # read first: it makes the gains' names
+    values = {'joint': 'gripper_joint', 'gains.gripper_joint.p': 50.0}
+    rows = {r.name: r for r in param_rows(schemas, values)}
+    gains = [n for n in rows if n.startswith('gains.')]
+    assert gains == [f'gains.gripper_joint.{g}' for g in ('p', 'i', 'd', 'i_clamp')]
+    assert rows['gains.gripper_joint.p'].value == 50.0
+    assert rows['gains.gripper_joint.p'].description.startswith('Proportional gain')
+    assert (
+        rows['gains.gripper_joint.i'].value is None and not rows['gains.gripper_joint.i'].read_only
+    )
+    assert rows['max_effort'].type == 'double'  # the gripper's own parameters are there too
+    # no joint yet: nothing is declared under gains
+    assert not [r for r in param_rows(schemas, {}) if r.name.startswith('gains.')]
+    # the position gripper declares no gains
+    position, _ = schema_of('position_controllers/GripperActionController')
+    assert not [r for r in param_rows(position, {'joint': 'g'}) if r.name.startswith('gains.')]
+
+
+def test_a_prefix_must_name_one_parameter():
+    schema = schema_of('pid_controller/PidController')[0][0]
+    with pytest.raises(SchemaError, match='must name exactly one parameter'):
+        PrefixedSchema(schema, 'gains.')

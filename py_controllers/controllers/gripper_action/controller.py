@@ -58,6 +58,7 @@ __all__ = [
 
 _HERE = Path(__file__).parent
 _GAINS_SCHEMA = _HERE / 'effort_gains_parameters.yaml'
+_GAINS_PREFIX = 'gains.{joint}.'
 _DEPRECATED = (
     '[Deprecated]: the `position_controllers/GripperActionController` and '
     '`effort_controllers/GripperActionController` controllers are removed upstream since '
@@ -134,6 +135,7 @@ class EffortGripperActionController(GripperActionController):
     """``effort_controllers/GripperActionController``: a position PID writes the effort."""
 
     interface = 'effort'
+    PREFIXED_SCHEMAS = ((_GAINS_SCHEMA, _GAINS_PREFIX),)  # the tuning page shows them
 
     def on_init(self) -> CallbackReturn:
         self._gains_listener: ParamListener | None = None
@@ -144,7 +146,7 @@ class EffortGripperActionController(GripperActionController):
     def _configure_joint(self, params: Any) -> CallbackReturn:
         """Declare ``gains.<joint>.*`` (once per joint name) and build the PID from them."""
         log = self.get_node().get_logger()
-        prefix = f'gains.{self.joint}.'
+        prefix = _GAINS_PREFIX.format(joint=self.joint)
         listener = self._gains_listener
         try:
             if listener is None or listener.prefix != prefix:
@@ -188,7 +190,7 @@ class EffortGripperActionController(GripperActionController):
         if gains is self._gains:
             return
         self._gains = gains
-        prefix = f'gains.{self.joint}.'
+        prefix = _GAINS_PREFIX.format(joint=self.joint)
         try:
             ok = self._pid.set_gains(gains_from_parameters(gains, prefix=prefix))
             reason = self._pid.last_gains_error
