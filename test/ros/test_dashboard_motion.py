@@ -43,16 +43,22 @@ def bridge():
     b.close()
 
 
-def steer_until_sent(ros, steering, topic, linear, angular, got) -> TwistStamped:
-    """Command (renewing the lease) until a message arrives; the newest one."""
-    before = len(got)
+def steer_until_sent(ros, steering, topic, linear, angular, got, since_ns=None) -> TwistStamped:
+    """Command (renewing the lease) until a message stamped after the first command call
+    arrives; that one (one sent before it, with the previous command, may still be queued).
+    `since_ns`: the stamp to wait past when the robot's clock is not this node's."""
+    if since_ns is None:
+        since_ns = ros.node.get_clock().now().nanoseconds
+
+    def newer() -> list[TwistStamped]:
+        return [m for m in got if m.header.stamp.sec * 10**9 + m.header.stamp.nanosec >= since_ns]
 
     def sent() -> bool:
         steering.command(topic, 'page-1', linear, angular)
-        return len(got) > before
+        return bool(newer())
 
     assert ros.spin_until(sent)
-    return got[-1]
+    return newer()[0]
 
 
 def test_steering_is_clamped_to_the_controllers_limits(ros, bridge):
@@ -128,7 +134,7 @@ def test_cmd_vel_is_stamped_with_the_robots_sim_time(ros, bridge):
         steering = motion.Steering(bridge)
         topic = motion.twist_topic(watch.manager, 'base', BASES[DIFF_DRIVE_TYPE])
         got = ros.subscribe(TwistStamped, '/simbot/base/cmd_vel')
-        msg = steer_until_sent(ros, steering, topic, 0.2, 0.0, got)
+        msg = steer_until_sent(ros, steering, topic, 0.2, 0.0, got, since_ns=0)
         assert (msg.header.stamp.sec, msg.header.stamp.nanosec) == (1234, 500_000_000)
 
 
