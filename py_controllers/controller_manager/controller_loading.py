@@ -155,7 +155,10 @@ class ControllerLoading:
             node.trigger_cleanup()
             if self.cm.state_of(name) != S.UNCONFIGURED:  # refused, or on_error ran
                 state = self.cm.state_of(name).label
-                return False, f"controller '{name}' failed to clean up (now {state}): not configured"
+                return (
+                    False,
+                    f"controller '{name}' failed to clean up (now {state}): not configured",
+                )
         node.trigger_configure()
         if self.cm.state_of(name) != S.INACTIVE:
             return False, f"controller '{name}' failed to configure"

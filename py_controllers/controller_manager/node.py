@@ -37,6 +37,7 @@ from rclpy.signals import SignalHandlerOptions
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
+from py_controllers.controller_manager.bounded import run_each_bounded
 from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.node_executors import (
@@ -44,16 +45,15 @@ from py_controllers.controller_manager.node_executors import (
     NodeExecutors,
     serve,
 )
+from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.controller_manager.startup_parameters import (
     StartupParameterError,
     check_loop_settings,
 )
-from py_controllers.controller_manager.bounded import run_each_bounded
-from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.watchdog import (
-    DEFAULT_MAX_SWITCH_S,
     BACKSTOP_MIN_S,
+    DEFAULT_MAX_SWITCH_S,
     DEFAULT_MIN_STALL_S,
     Backstop,
     LoopWatchdog,
