@@ -90,7 +90,7 @@ class TransmissionInfo:
     name: str
     plugin: str
     joints: list[TransmissionJointInfo] = field(default_factory=list)
-    actuators: list[TransmissionJointInfo] = field(default_factory=list)
+    actuators: list[TransmissionActuatorInfo] = field(default_factory=list)
     parameters: dict[str, str] = field(default_factory=dict)
 
     @property

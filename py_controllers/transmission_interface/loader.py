@@ -94,7 +94,14 @@ def load_transmission(transmission_info: TransmissionInfo) -> Transmission:
         loader = cls()
     except Exception as exc:  # a third-party loader that fails to import or to construct
         raise TransmissionError(f"{where}: plugin '{name}': {exc}") from exc
-    transmission = loader.load(transmission_info)
+    try:
+        transmission = loader.load(transmission_info)
+    except TransmissionError as exc:
+        if str(exc).startswith(where):
+            raise
+        raise TransmissionError(f'{where} ({name}): {exc}') from None
+    except Exception as exc:  # a third-party loader's own failure, named
+        raise TransmissionError(f"{where}: plugin '{name}' failed to load it: {exc!r}") from exc
     if not isinstance(transmission, Transmission):
         raise TransmissionError(
             f"{where}: plugin '{name}' returned {transmission!r}, not a Transmission"
