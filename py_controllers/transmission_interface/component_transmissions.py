@@ -76,9 +76,7 @@ class ComponentTransmissions:
         """The state-path transmissions, in `<transmission>` order (for their parameters)."""
         return list(self._state_side)
 
-    def configure(
-        self, joint_states: Mapping[str, Any], joint_commands: Mapping[str, Any]
-    ) -> None:
+    def configure(self, joint_states: Mapping[str, Any], joint_commands: Mapping[str, Any]) -> None:
         """Connect the transmissions to the component's joint-side values by
         'joint/interface': its handles (`self.state_interfaces`, `self.command_interfaces`)
         or dicts of floats, which are then written in place. TransmissionError when a value
@@ -139,8 +137,7 @@ def _joint_handles(
             key = f'{joint.name}/{interface}'
             if key not in values:
                 raise TransmissionError(
-                    f"{where}: the joint {kind} values have no '{key}', which the "
-                    f'<joint> declares'
+                    f"{where}: the joint {kind} values have no '{key}', which the <joint> declares"
                 )
             value = values[key]
             if isinstance(value, (int, float)):
@@ -152,10 +149,10 @@ def _joint_handles(
 
 def _actuator_handles(
     info: TransmissionInfo, transmission: Transmission, joints: list[ValueHandle], kind: str
-) -> list[ValueHandle]:
+) -> list[ActuatorHandle]:
     supported = transmission.get_supported_actuator_interfaces()
     mirrored = list(dict.fromkeys(h.interface_name for h in joints))
-    handles: list[ValueHandle] = []
+    handles: list[ActuatorHandle] = []
     for actuator in info.actuators:
         interfaces = _interfaces(actuator, kind) or mirrored
         handles.extend(

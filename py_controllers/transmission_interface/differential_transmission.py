@@ -126,4 +126,3 @@ class DifferentialTransmission(Transmission):
 
     def get_supported_actuator_interfaces(self) -> list[str]:
         return list(INTERFACES)
-

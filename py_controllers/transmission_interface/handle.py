@@ -62,5 +62,8 @@ def names_of(handles: Sequence[ValueHandle]) -> list[str]:
 def ordered(handles: Sequence[ValueHandle], names: list[str], interface: str) -> list[ValueHandle]:
     """The handles of `interface`, grouped by `names` in that order."""
     return [
-        h for name in names for h in handles if h.prefix_name == name and h.interface_name == interface
+        h
+        for name in names
+        for h in handles
+        if h.prefix_name == name and h.interface_name == interface
     ]

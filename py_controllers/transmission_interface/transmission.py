@@ -94,7 +94,9 @@ def pair_parameters(
     """The checked parameters of a two-actuator, two-joint transmission."""
     if not (len(actuator_reduction) == len(joint_reduction) == len(joint_offset) == 2):
         raise TransmissionError('reduction and offset vectors must have size 2')
-    ar = tuple(reduction(v, f'actuator reduction {i + 1}') for i, v in enumerate(actuator_reduction))
+    ar = tuple(
+        reduction(v, f'actuator reduction {i + 1}') for i, v in enumerate(actuator_reduction)
+    )
     jr = tuple(reduction(v, f'joint reduction {i + 1}') for i, v in enumerate(joint_reduction))
     jo = tuple(offset(v, f'joint offset {i + 1}') for i, v in enumerate(joint_offset))
     return (ar[0], ar[1]), (jr[0], jr[1]), (jo[0], jo[1])

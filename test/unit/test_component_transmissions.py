@@ -68,7 +68,9 @@ def test_component_handles_and_mirrored_actuator_interfaces() -> None:
         joint('joint1', commands=('velocity',), states=('position', 'velocity', 'temperature'))
         + simple('t', 'joint1', 'motor', -10.0, offset=0.1)
     )
-    states = {f'joint1/{i}': StateInterface('joint1', i) for i in ('position', 'velocity', 'temperature')}
+    states = {
+        f'joint1/{i}': StateInterface('joint1', i) for i in ('position', 'velocity', 'temperature')
+    }
     commands = {'joint1/velocity': CommandInterface('joint1', 'velocity', 0.5)}
     gears = ComponentTransmissions(info)
     gears.configure(states, commands)
@@ -87,7 +89,9 @@ def test_component_handles_and_mirrored_actuator_interfaces() -> None:
 
 
 def test_actuator_component_uses_its_implicit_actuator() -> None:
-    info = info_of(joint('joint1', ('velocity',), ('velocity',)) + simple('t', 'joint1', None, 3.0), 'actuator')
+    info = info_of(
+        joint('joint1', ('velocity',), ('velocity',)) + simple('t', 'joint1', None, 3.0), 'actuator'
+    )
     gears = ComponentTransmissions(info)
     commands = {'joint1/velocity': 2.0}
     gears.configure({'joint1/velocity': 0.0}, commands)
@@ -114,9 +118,13 @@ def test_differential_through_the_helper() -> None:
     gears.actuator_states['m1/position'].value = 3.0
     gears.actuator_states['m2/position'].value = 5.0
     gears.actuator_to_joint()
-    assert [states['joint1/position'], states['joint2/position']] == pytest.approx([-2.0125, 4.06875])
+    assert [states['joint1/position'], states['joint2/position']] == pytest.approx(
+        [-2.0125, 4.06875]
+    )
     gears.joint_to_actuator()
-    assert [gears.actuator_commands[f'm{i}/position'].value for i in (1, 2)] == pytest.approx([3, 5])
+    assert [gears.actuator_commands[f'm{i}/position'].value for i in (1, 2)] == pytest.approx(
+        [3, 5]
+    )
 
 
 def test_state_only_joint_maps_states_only() -> None:
@@ -132,12 +140,16 @@ def test_unknown_plugin_refused_when_built() -> None:
         joint('joint1') + '<transmission name="t"><plugin>my/Belt</plugin>'
         '<joint name="joint1" role="j"/><actuator name="m" role="a"/></transmission>'
     )
-    with pytest.raises(TransmissionError, match="transmission 't': unknown transmission plugin 'my/Belt'"):
+    with pytest.raises(
+        TransmissionError, match="transmission 't': unknown transmission plugin 'my/Belt'"
+    ):
         ComponentTransmissions(info)
 
 
 def test_a_joint_in_two_transmissions_is_refused() -> None:
-    info = info_of(joint('joint1') + simple('t1', 'joint1', 'm1', 2.0) + simple('t2', 'joint1', 'm2', 3.0))
+    info = info_of(
+        joint('joint1') + simple('t1', 'joint1', 'm1', 2.0) + simple('t2', 'joint1', 'm2', 3.0)
+    )
     with pytest.raises(TransmissionError, match="joint 'joint1' is in transmissions 't1' and 't2'"):
         ComponentTransmissions(info)
 
@@ -162,7 +174,11 @@ def test_handles_a_transmission_refuses_are_reported_with_its_name() -> None:
     )
     gears = ComponentTransmissions(info)
     states = {'joint1/position': 0.0, 'joint1/velocity': 0.0, 'joint2/position': 0.0}
-    with pytest.raises(TransmissionError, match=r"transmission 'wrist', state interfaces: not enough valid joint velocity handles: \['joint1'\]"):
+    with pytest.raises(
+        TransmissionError,
+        match=r"transmission 'wrist', state interfaces: not enough valid joint velocity "
+        r"handles: \['joint1'\]",
+    ):
         gears.configure(states, {'joint1/position': 0.0, 'joint2/position': 0.0})
 
 

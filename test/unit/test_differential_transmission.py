@@ -62,7 +62,9 @@ def test_configure_refuses_bad_handles(interface: str) -> None:
 def test_an_interface_of_one_joint_only_is_refused() -> None:
     joints, actuators = quad('position', (0.0, 0.0))
     lone = JointHandle('joint1', 'velocity', 0.0)
-    with pytest.raises(TransmissionError, match=r"not enough valid joint velocity handles: \['joint1'\]"):
+    with pytest.raises(
+        TransmissionError, match=r"not enough valid joint velocity handles: \['joint1'\]"
+    ):
         DifferentialTransmission(GOOD, GOOD).configure([*joints, lone], actuators)
 
 

@@ -120,7 +120,9 @@ def test_absolute_position_is_mapped_actuator_to_joint_only() -> None:
     assert joint.value == pytest.approx(1.7)
 
 
-@pytest.mark.parametrize(('n', 'offset'), [(10, 0), (-10, 0), (10, 1), (10, -1), (-10, 1), (-10, -1)])
+@pytest.mark.parametrize(
+    ('n', 'offset'), [(10, 0), (-10, 0), (10, 1), (10, -1), (-10, 1), (-10, -1)]
+)
 @pytest.mark.parametrize('interface', ['position', 'velocity', 'effort', 'torque', 'force'])
 @pytest.mark.parametrize('reference', [1.0, 0.0, -1.0])
 def test_round_trip_is_identity(n, offset, interface, reference) -> None:

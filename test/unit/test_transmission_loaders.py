@@ -25,9 +25,7 @@ from py_controllers.transmission_interface import (
 SIMPLE = 'transmission_interface/SimpleTransmission'
 DIFFERENTIAL = 'transmission_interface/DifferentialTransmission'
 FOUR_BAR = 'transmission_interface/FourBarLinkageTransmission'
-JOINT = (
-    '<joint name="{}"><command_interface name="{}"/><state_interface name="{}"/></joint>'
-)
+JOINT = '<joint name="{}"><command_interface name="{}"/><state_interface name="{}"/></joint>'
 
 
 def actuator_test_hardware() -> str:
@@ -61,7 +59,9 @@ def actuator_test_hardware() -> str:
 
 def one(plugin: str, body: str, kind: str = 'system', joints: int = 1) -> TransmissionInfo:
     """The transmission `body` of `plugin` in a component with joints joint1..joint<joints>."""
-    declared = ''.join(JOINT.format(f'joint{i}', 'velocity', 'velocity') for i in range(1, joints + 1))
+    declared = ''.join(
+        JOINT.format(f'joint{i}', 'velocity', 'velocity') for i in range(1, joints + 1)
+    )
     urdf = robot(
         f'<ros2_control name="Hw" type="{kind}">{PLUGIN}{declared}'
         f'<transmission name="t1"><plugin>{plugin}</plugin>{body}</transmission></ros2_control>',
@@ -82,7 +82,10 @@ def two_by_two(actuator_children=('', ''), joint_children=('', '')) -> str:
     )
 
 
-def reduction(value: str) -> str:
+TWO_JOINTS = '<joint name="joint1" role="a"/><joint name="joint2" role="b"/>'
+
+
+def reduction(value: object) -> str:
     return f'<mechanical_reduction>{value}</mechanical_reduction>'
 
 
@@ -93,7 +96,9 @@ def test_loaders_are_entry_points_under_upstream_names() -> None:
 
 
 def test_unknown_plugin_is_refused_naming_it_and_the_known_ones() -> None:
-    info = one('transmission_interface/RotationToLinerTansmission', '<joint name="joint1" role="j"/>')
+    info = one(
+        'transmission_interface/RotationToLinerTansmission', '<joint name="joint1" role="j"/>'
+    )
     with pytest.raises(TransmissionError) as caught:
         load_transmission(info)
     text = str(caught.value)
@@ -173,7 +178,11 @@ def test_full_spec() -> None:
 
 @pytest.mark.parametrize(
     ('children', 'expected'),
-    [(reduction('50'), (50.0, 0.0)), ('', (1.0, 0.0)), (reduction('-2') + '<offset>0.25</offset>', (-2.0, 0.25))],
+    [
+        (reduction('50'), (50.0, 0.0)),
+        ('', (1.0, 0.0)),
+        (reduction('-2') + '<offset>0.25</offset>', (-2.0, 0.25)),
+    ],
 )
 def test_simple_reduction_and_offset(children: str, expected) -> None:
     loaded = load_transmission(
@@ -222,22 +231,28 @@ def test_two_by_two_zero_reduction_refused(plugin: str) -> None:
     [
         (
             SIMPLE,
-            '<joint name="joint1" role="a"/><joint name="joint2" role="b"/><actuator name="m" role="a"/>',
+            TWO_JOINTS + '<actuator name="m" role="a"/>',
             2,
             "connects 1 joint(s), the description has 2: ['joint1', 'joint2']",
         ),
-        (SIMPLE, '<joint name="joint1" role="a"/>', 1, 'connects 1 actuator(s), the description has 0'),
+        (
+            SIMPLE,
+            '<joint name="joint1" role="a"/>',
+            1,
+            'connects 1 actuator(s), the description has 0',
+        ),
         (
             DIFFERENTIAL,
-            '<joint name="joint1" role="a"/><joint name="joint2" role="b"/><actuator name="m" role="a"/>',
+            TWO_JOINTS + '<actuator name="m" role="a"/>',
             2,
             "connects 2 actuator(s), the description has 1: ['m']",
         ),
         (
             SIMPLE,
-            f'<joint name="joint1" role="a"/><actuator name="m" role="a">{reduction("50")}</actuator>',
+            '<joint name="joint1" role="a"/>'
+            f'<actuator name="m" role="a">{reduction(50)}</actuator>',
             1,
-            "<actuator name='m'> has <mechanical_reduction> 50.0, which this transmission does not use",
+            "<actuator name='m'> has <mechanical_reduction> 50.0, which this transmission does not",
         ),
         (
             FOUR_BAR,

@@ -13,6 +13,7 @@ POSITION_JOINT = (
     '<joint name="{}"><command_interface name="position"><param name="min">-1</param>'
     '<param name="max">1</param></command_interface><state_interface name="position"/></joint>'
 )
+DIFFERENTIAL = 'transmission_interface/DifferentialTransmission'
 VELOCITY_JOINT = (
     '<joint name="{}"><command_interface name="velocity"/><state_interface name="velocity"/>'
     '</joint>'
@@ -46,24 +47,34 @@ def test_multi_joint_system_transmission() -> None:
                 '<offset>0.5</offset></joint>'
                 '<joint name="joint2" role="joint2" read_only="false">'
                 '<mechanical_reduction>50</mechanical_reduction></joint>',
-                'transmission_interface/DifferentialTransmission',
+                DIFFERENTIAL,
             )
         )
     )
-    assert (t.name, t.plugin, t.type) == ('t1', 'transmission_interface/DifferentialTransmission',
-                                          'transmission_interface/DifferentialTransmission')  # fmt: skip
+    assert (t.name, t.plugin, t.type) == ('t1', DIFFERENTIAL, DIFFERENTIAL)
     j1, j2 = t.joints
     assert (j1.name, j1.role, j1.mechanical_reduction, j1.offset, j1.read_only) == (
-        'joint1', 'joint1', 10.0, 0.5, False
+        'joint1',
+        'joint1',
+        10.0,
+        0.5,
+        False,
     )
     assert (j2.name, j2.role, j2.mechanical_reduction, j2.offset, j2.read_only) == (
-        'joint2', 'joint2', 50.0, 0.0, False
+        'joint2',
+        'joint2',
+        50.0,
+        0.0,
+        False,
     )
     # the interface names come from the component's <joint> of that name
     assert (j1.state_interfaces, j1.command_interfaces) == (['position'], ['position'])
     a1, a2 = t.actuators
     assert (a1.name, a1.role, a1.read_only, a1.mechanical_reduction) == (
-        'joint1_motor', 'actuator1', True, 1.0
+        'joint1_motor',
+        'actuator1',
+        True,
+        1.0,
     )
     assert (a2.name, a2.role, a2.read_only) == ('joint2_motor', 'actuator2', False)
     assert (a1.state_interfaces, a1.command_interfaces) == ([], [])
