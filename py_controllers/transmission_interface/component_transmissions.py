@@ -10,8 +10,9 @@ commands.
 Each transmission is loaded twice, once for the state path and once for the command path,
 so neither overwrites the other's values. The joint side of each path maps the interfaces
 the component's `<joint>` declares and the transmission supports (others are the
-component's own business); an actuator has the interfaces its `<actuator>` lists (an
-actuator component's implicit one does) or, when it lists none, those of its joints.
+component's own business); an actuator has the interfaces of its transmission's joints
+(or those its TransmissionInfo lists: an actuator component's implicit `actuator1` has its
+joint's).
 """
 
 from __future__ import annotations

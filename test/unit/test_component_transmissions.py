@@ -10,7 +10,13 @@ from urdf_samples import PLUGIN, robot
 
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
-from py_controllers.transmission_interface import ComponentTransmissions, TransmissionError
+from py_controllers.transmission_interface import (
+    ActuatorHandle,
+    ComponentTransmissions,
+    JointHandle,
+    SimpleTransmissionLoader,
+    TransmissionError,
+)
 
 SIMPLE = 'transmission_interface/SimpleTransmission'
 
@@ -188,3 +194,29 @@ def test_mapping_before_configure_is_refused() -> None:
         gears.actuator_to_joint()
     with pytest.raises(TransmissionError, match='configure'):
         gears.joint_to_actuator()
+
+
+def test_example_8_by_hand_as_upstream() -> None:
+    """The demo's own way: one loader per `<transmission>`, a JointHandle and an
+    ActuatorHandle holding the values that pass through."""
+    joints, actuators, commanded = {}, {}, {}
+    for info in EXAMPLE_8.transmissions:
+        assert info.type == SIMPLE
+        (joint_info,) = info.joints
+        assert (joint_info.state_interfaces, joint_info.command_interfaces) == (
+            ['position'],
+            ['position'],
+        )
+        transmission = SimpleTransmissionLoader().load(info)
+        joint = joints[joint_info.name] = JointHandle(joint_info.name, 'position')
+        actuator = actuators[info.actuators[0].name] = ActuatorHandle(
+            info.actuators[0].name, 'position'
+        )
+        transmission.configure([joint], [actuator])
+        joint.value = 1.0
+        transmission.joint_to_actuator()
+        commanded[actuator.prefix_name] = actuator.value
+        actuator.value = 4.0
+        transmission.actuator_to_joint()
+    assert commanded == {'actuator1': 2.0, 'actuator2': 4.0}  # joint 1.0 through 2 and 4
+    assert {name: j.value for name, j in joints.items()} == {'joint1': 2.0, 'joint2': 1.0}
