@@ -182,6 +182,11 @@ setup(
             'py_controllers/MotionPrimitivesMockSystem = '
             'py_controllers.hardware.motion_primitives_mock:MotionPrimitivesMockSystem',
         ],
+        'py_controllers.transmissions': [
+            f'transmission_interface/{kind}Transmission = '
+            f'py_controllers.transmission_interface.loader:{kind}TransmissionLoader'
+            for kind in ('Simple', 'Differential', 'FourBarLinkage')
+        ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '
             'py_controllers.kinematics.pinocchio_kinematics:KinematicsInterfacePinocchio',
