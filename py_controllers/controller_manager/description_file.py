@@ -91,3 +91,9 @@ def read_description_file(path: str, mappings: dict[str, str] | None = None) -> 
         return xacro.process_file(path, mappings=dict(mappings or {})).toprettyxml(indent='  ')
     except Exception as exc:  # xacro raises its own, XML, name and lookup errors
         raise DescriptionFileError(f'xacro failed: {exc}') from exc
+
+
+def description_from_parameters(path: str, xacro_args: Any = None) -> str:
+    """What the manager loads from its `robot_description_file` and `XACRO_ARGS` parameter
+    values, for a program that reads them (the dashboard); ValueError saying why not."""
+    return read_description_file(path, check_description_file(path, xacro_arguments(xacro_args)))

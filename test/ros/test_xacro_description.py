@@ -1,7 +1,12 @@
 """ros2_control_node with `robot_description_file:=robot.urdf.xacro`: expanded by xacro with
 `robot_description_xacro_args` (its `$(find py_controllers)` include through the ament index
-of the virtual environment); xacro arguments without a xacro file refuse to start."""
+of the virtual environment); xacro arguments without a xacro file refuse to start; the
+dashboard draws the same expanded robot."""
 
+import asyncio
+
+from py_controllers.dashboard.manager_watch import ManagerWatch
+from py_controllers.dashboard.ros_bridge import RosBridge
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
@@ -23,6 +28,22 @@ def test_a_xacro_file_with_arguments_is_the_robot():
         )
         assert result.returncode == 0, result.stderr + proc.output()
         assert [c.state for c in cm.list_controllers()] == ['active']
+
+        # the dashboard reads the manager's parameters and expands the same file
+        bridge = RosBridge(node_name='xacro_dashboard')
+        bridge.start()
+        try:
+            watch = ManagerWatch(bridge, '/controller_manager')
+
+            def described() -> bool:
+                asyncio.run(watch.refresh())
+                return bool(watch.state.description)
+
+            assert ros.spin_until(described, 30.0), watch.state.description_source
+            assert watch.state.description_source == str(CONFIG / 'minimal_robot.urdf.xacro')
+            assert sorted(watch.state.ranges) == ['left_joint1', 'left_joint2', 'left_joint3']
+        finally:
+            bridge.close()
         assert proc.stop() == 0, proc.output()
 
 
