@@ -138,7 +138,7 @@ setup(
     # the ament index)
     install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial', 'xacro'],
     extras_require={
-        'test': ['pytest', 'ruff', 'mypy', 'matplotlib'],
+        'test': ['pytest', 'ruff', 'mypy', 'matplotlib', 'hypothesis'],
         'mujoco': ['mujoco'],
         'kinematics': ['pin'],
         'dashboard': ['nicegui'],
