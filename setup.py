@@ -134,7 +134,9 @@ setup(
         share('config', '*.*'),
         share('config/mujoco', '*.*'),
     ],
-    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
+    # xacro: the ROS package on PyPI, for .urdf.xacro robot descriptions ($(find) through
+    # the ament index)
+    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial', 'xacro'],
     extras_require={
         'test': ['pytest', 'ruff', 'mypy', 'matplotlib', 'hypothesis'],
         'mujoco': ['mujoco'],
