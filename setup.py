@@ -136,7 +136,7 @@ setup(
     ],
     install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
     extras_require={
-        'test': ['pytest', 'ruff', 'mypy', 'matplotlib'],
+        'test': ['pytest', 'ruff', 'mypy', 'matplotlib', 'hypothesis'],
         'mujoco': ['mujoco'],
         'kinematics': ['pin'],
         'dashboard': ['nicegui'],

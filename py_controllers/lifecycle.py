@@ -9,8 +9,8 @@ Shutdown calls on_shutdown from any state but FINALIZED and ends FINALIZED unles
 The one rule for return values, controllers and hardware alike, hooks and loop methods:
 None means success (for update()/read()/write() with a warning, once, to return
 ReturnType.OK explicitly). For hooks True is SUCCESS too, False is FAILURE, a
-CallbackReturn (or rclpy's TransitionCallbackReturn) is itself; anything else counts as
-ERROR, logged with what came back.
+CallbackReturn (or rclpy's TransitionCallbackReturn) is itself; anything else (an int, a
+ReturnType, a string) counts as ERROR, logged with what came back.
 """
 
 from __future__ import annotations
@@ -36,17 +36,17 @@ _RCLPY_RESULTS = {97: R.SUCCESS, 98: R.FAILURE, 99: R.ERROR}
 
 
 def as_callback_return(result: Any) -> CallbackReturn | None:
-    """The CallbackReturn `result` stands for, or None when it stands for nothing."""
+    """The CallbackReturn `result` stands for, or None when it stands for nothing: only
+    None, True, False, a CallbackReturn and rclpy's TransitionCallbackReturn count. A bare
+    int or another enum (`ReturnType.ERROR`, whose value is FAILURE's) is nonsense: ERROR."""
     if result is None or result is True:
         return R.SUCCESS
-    if result is False:  # before the comparisons: False == 0 == SUCCESS
+    if result is False:
         return R.FAILURE
-    value = getattr(result, 'value', result)  # enums of either kind
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value in _RCLPY_RESULTS:
-            return _RCLPY_RESULTS[value]
-        if value in (0, 1, 2):
-            return R(value)
+    if type(result) is R:
+        return result
+    if type(result).__name__ == 'TransitionCallbackReturn' and isinstance(result.value, int):
+        return _RCLPY_RESULTS.get(result.value)
     return None
 
 

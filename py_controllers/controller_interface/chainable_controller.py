@@ -2,7 +2,9 @@
 
 While one of its reference interfaces is claimed by an active controller the chainable
 controller is in chained mode: it ignores its own subscribers and takes its references
-from those interfaces instead.
+from those interfaces instead. Topic input that arrived while it was chained is dropped
+when the mode changes: a follower whose leader went away holds, it does not act on an old
+message (boxes made with `topic_reference_box` are emptied then).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from py_controllers.controller_interface.controller_interface import ControllerInterface
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.types import ReturnType
+from py_controllers.realtime_tools.realtime_box import RealtimeBox
 
 
 class ChainableControllerInterface(ControllerInterface):
@@ -22,6 +25,14 @@ class ChainableControllerInterface(ControllerInterface):
         self.reference_interfaces: list[CommandInterface] = []
         self.exported_state_interfaces: list[StateInterface] = []
         self._chained = False
+        self._topic_boxes: list[RealtimeBox[Any]] = []
+
+    def topic_reference_box(self) -> RealtimeBox[Any]:
+        """A box (empty: None) for the references a subscriber takes in; emptied whenever
+        the chained mode changes."""
+        box: RealtimeBox[Any] = RealtimeBox(None)
+        self._topic_boxes.append(box)
+        return box
 
     # --- called by the manager ------------------------------------------------------
     def export_reference_interfaces(self) -> list[CommandInterface]:
@@ -52,6 +63,8 @@ class ChainableControllerInterface(ControllerInterface):
         if not self.on_set_chained_mode(chained):
             return False
         self._chained = chained
+        for box in self._topic_boxes:
+            box.set(None)
         return True
 
     def is_in_chained_mode(self) -> bool:

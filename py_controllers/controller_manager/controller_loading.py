@@ -12,6 +12,7 @@ from rclpy.parameter import Parameter
 from py_controllers import plugins
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import ControllerInterface
+from py_controllers.controller_manager.bounded import LoopBusyError, bounded_lock
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.hardware_interface.types import LifecycleStateId
 
@@ -98,75 +99,115 @@ class ControllerLoading:
                 if controller.node is not None:
                     controller.node.destroy_node()
                 return False, f"controller '{name}' ({type_name}) failed to initialise"
-            with self.cm.cycle_lock:  # the loop's error handling reads the table
-                self.cm.controllers[name] = ControllerSpec(name, type_name, controller, fallbacks)
+            try:
+                with bounded_lock(self.cm.cycle_lock, f"load '{name}'"):
+                    self.cm.controllers[name] = ControllerSpec(
+                        name, type_name, controller, fallbacks
+                    )
+            except LoopBusyError as exc:
+                controller.node.destroy_node()
+                return False, str(exc)
             self._add_node(controller.node)
             self.cm.notify_changed()
             return True, f"loaded '{name}' ({type_name})"
 
+    def _reserve(self, name: str, doing: str, refused: tuple[LifecycleStateId, ...]) -> str:
+        """Check `name`'s state and mark it busy in one hold of the cycle lock (the loop's
+        fallback activation may change a state, never of a busy controller); '' when
+        reserved, else why not. Its exported interfaces go with the reservation."""
+        with bounded_lock(self.cm.cycle_lock, f"{doing} '{name}'"):
+            spec = self.cm.controllers.get(name)
+            if spec is None:
+                return f"controller '{name}' is not loaded"
+            state = self.cm.state_of(name)
+            if self.cm.is_running(name) or state in refused:
+                label = 'active' if self.cm.is_running(name) else state.label
+                return f"controller '{name}' is {label}: cannot {doing} it"
+            spec.busy = doing
+            if state == S.INACTIVE:
+                self.cm.rm.remove_controller_interfaces(name)
+            return ''
+
+    def _done(self, name: str) -> None:
+        spec = self.cm.controllers.get(name)
+        if spec is not None:
+            spec.busy = ''
+        self.cm.notify_changed()
+
     def configure_controller(self, name: str) -> tuple[bool, str]:
         """UNCONFIGURED -> INACTIVE (an INACTIVE controller is cleaned up first)."""
         with self.cm.admin_lock:
-            spec = self.cm.controllers.get(name)
-            if spec is None:
-                return False, f"controller '{name}' is not loaded"
-            state = self.cm.state_of(name)
-            if state in (S.ACTIVE, S.FINALIZED):
-                return False, f"controller '{name}' is {state.label}: cannot configure"
-            node = spec.controller.get_node()
-            if state == S.INACTIVE:
-                with self.cm.cycle_lock:
-                    self.cm.rm.remove_controller_interfaces(name)
+            try:
+                why = self._reserve(name, 'configure', (S.ACTIVE, S.FINALIZED))
+            except LoopBusyError as exc:
+                return False, str(exc)
+            if why:
+                return False, why
+            try:
+                return self._configure(name)
+            finally:
+                self._done(name)
+
+    def _configure(self, name: str) -> tuple[bool, str]:
+        spec = self.cm.controllers[name]
+        node = spec.controller.get_node()
+        if self.cm.state_of(name) == S.INACTIVE:
+            node.trigger_cleanup()
+            if self.cm.state_of(name) != S.UNCONFIGURED:  # refused, or on_error ran
+                state = self.cm.state_of(name).label
+                return False, f"controller '{name}' failed to clean up (now {state}): not configured"
+        node.trigger_configure()
+        if self.cm.state_of(name) != S.INACTIVE:
+            return False, f"controller '{name}' failed to configure"
+        if spec.is_chainable:
+            ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
+            try:
+                reference = ctrl.export_reference_interfaces()
+                exported = ctrl.export_state_interfaces()
+                with bounded_lock(self.cm.cycle_lock, f"configure '{name}'"):
+                    self.cm.rm.add_controller_interfaces(name, reference, exported)
+            except Exception as exc:
                 node.trigger_cleanup()
-            node.trigger_configure()
-            if self.cm.state_of(name) != S.INACTIVE:
-                self.cm.notify_changed()
-                return False, f"controller '{name}' failed to configure"
-            if spec.is_chainable:
-                ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
-                try:
-                    reference = ctrl.export_reference_interfaces()
-                    exported = ctrl.export_state_interfaces()
-                    with self.cm.cycle_lock:
-                        self.cm.rm.add_controller_interfaces(name, reference, exported)
-                except Exception as exc:
-                    node.trigger_cleanup()
-                    self.cm.notify_changed()
-                    return False, f"controller '{name}' exported bad interfaces: {exc}"
-            self.cm.notify_changed()
-            return True, f"configured '{name}'"
+                return False, f"controller '{name}' exported bad interfaces: {exc}"
+        return True, f"configured '{name}'"
 
     def cleanup_controller(self, name: str) -> tuple[bool, str]:
         """INACTIVE -> UNCONFIGURED."""
         with self.cm.admin_lock:
-            spec = self.cm.controllers.get(name)
-            if spec is None:
-                return False, f"controller '{name}' is not loaded"
-            if self.cm.state_of(name) != S.INACTIVE:
-                return False, f"controller '{name}' is {self.cm.state_of(name).label}, not inactive"
-            with self.cm.cycle_lock:
-                self.cm.rm.remove_controller_interfaces(name)
-            spec.controller.get_node().trigger_cleanup()
-            self.cm.notify_changed()
-            return self.cm.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
+            refused = (S.UNCONFIGURED, S.ACTIVE, S.FINALIZED)
+            try:
+                why = self._reserve(name, 'clean up', refused)
+            except LoopBusyError as exc:
+                return False, str(exc)
+            if why:
+                return False, why
+            try:
+                self.cm.controllers[name].controller.get_node().trigger_cleanup()
+                return self.cm.state_of(name) == S.UNCONFIGURED, f"cleaned up '{name}'"
+            finally:
+                self._done(name)
 
     def unload_controller(self, name: str) -> tuple[bool, str]:
         """Shut down and destroy a controller that is not active."""
         with self.cm.admin_lock:
-            spec = self.cm.controllers.get(name)
-            if spec is None:
-                return False, f"controller '{name}' is not loaded"
-            if self.cm.state_of(name) == S.ACTIVE:
-                return False, f"controller '{name}' is active: deactivate it before unloading"
+            try:
+                why = self._reserve(name, 'unload', (S.ACTIVE,))
+            except LoopBusyError as exc:
+                return False, str(exc)
+            if why:
+                return False, why + ' (deactivate it before unloading)'
+            spec = self.cm.controllers[name]
             node = spec.controller.get_node()
-            with self.cm.cycle_lock:
-                self.cm.rm.remove_controller_interfaces(name)
             if self.cm.state_of(name) == S.INACTIVE:
                 node.trigger_cleanup()
             if self.cm.state_of(name) != S.FINALIZED:
                 node.trigger_shutdown()
-            with self.cm.cycle_lock:
-                del self.cm.controllers[name]
+            try:
+                with bounded_lock(self.cm.cycle_lock, f"unload '{name}'"):
+                    del self.cm.controllers[name]
+            except LoopBusyError as exc:
+                self._done(name)
+                return False, str(exc)
             self._remove_node(node)
             node.destroy_node()
             self.cm.notify_changed()

@@ -23,6 +23,9 @@ class ControllerSpec:
     errors: int = 0
     configuration_error_reported: bool = False
     none_reported: bool = False  # update() returned None once: warned
+    # what a service is doing to it outside the cycle lock ('configured', 'unloaded', ...):
+    # set under the lock, so the loop's fallback activation leaves it alone meanwhile
+    busy: str = ''
 
     @property
     def is_chainable(self) -> bool:

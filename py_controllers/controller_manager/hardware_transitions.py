@@ -22,6 +22,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any
 
+from py_controllers.controller_manager.bounded import bounded_lock
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.resource_manager import ResourceManager
 
@@ -61,9 +62,10 @@ class HardwareTransitions:
     def start(self, name: str, work: Callable[[ManagedComponent], Any], what: str) -> Future:
         """Mark `name` busy and queue `work(component)` for a thread of its own; the future
         gets work's result or exception. Raises KeyError (unknown) or TransitionBusyError
-        (in a transition already, or after `close`)."""
+        (in a transition already, or after `close`) or LoopBusyError (the cycle lock was not
+        free within its bound)."""
         rm = self._get_rm()
-        with self.cycle_lock:
+        with bounded_lock(self.cycle_lock, f"hardware '{name}': {what}"):
             managed = rm.components[name]
             if managed.busy:
                 raise TransitionBusyError(f"hardware '{name}' is already in a transition")

@@ -28,6 +28,7 @@ from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.realtime_tools.cycle_gate import CycleGate
 
 _monotonic_ns = _time.monotonic_ns
+MAX_GUARD_ROUNDS = 3  # guard passes in one cycle while fallbacks keep failing (then: held)
 
 
 def sleep_until(deadline_ns: int, spin_ns: int) -> None:
@@ -81,8 +82,11 @@ class ControlLoop:
         self.failure: BaseException | None = None  # what ended the loop, if anything did
         self.failure_traceback = ''
         self.stall: str | None = None  # the watchdog's report while stalled (set by the node)
-        #: monotonic time the last cycle ended (the watchdog's heartbeat)
+        #: monotonic time the last cycle ended (the watchdog's heartbeat; 0 until the loop
+        #: thread has set itself up and starts cycling)
         self.last_cycle_ns = 0
+        #: True while the loop waits for the cycle lock (held by a service's switch)
+        self.waiting_for_lock = False
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -93,6 +97,10 @@ class ControlLoop:
             self.failure = None
             self._thread = threading.Thread(target=self._run, name='control_loop', daemon=True)
             self._thread.start()
+
+    def request_stop(self) -> None:
+        """Ask the loop to stop: it runs no cycle that has not started yet."""
+        self._stop.set()
 
     def stop(self, timeout_s: float = 2.0) -> bool:
         """Ask the loop to stop and wait for it at most `timeout_s` (not from the loop
@@ -120,11 +128,11 @@ class ControlLoop:
         return thread.ident if thread is not None else None
 
     def _run(self) -> None:
-        self.last_cycle_ns = _monotonic_ns()
         realtime_publisher.defer_in_thread(threading.get_ident(), self.gate)
         try:
             if self.thread_setup is not None:
-                self.thread_setup()
+                self.thread_setup()  # may take long (lock_memory): not counted as a stall
+            self.last_cycle_ns = _monotonic_ns()
             self._cycle_forever()
         except BaseException as exc:  # the loop must never end silently
             self.failure = exc
@@ -165,9 +173,15 @@ class ControlLoop:
         manager = self.manager
         rm = manager.rm
         manager.update(now, period, now_ns)
-        bad = rm.enforce_command_limits(period.nanoseconds * 1e-9)
-        if bad:  # wrote inf or a non-number: held, and the controllers go
+        dt_s = period.nanoseconds * 1e-9
+        bad = rm.enforce_command_limits(dt_s)
+        for _ in range(MAX_GUARD_ROUNDS):
+            if not bad:
+                break
+            # wrote inf or a non-number: held, and the controllers go; fallbacks that start
+            # now may write in on_activate, so the guard and limits run again before write()
             manager.supervisor.deactivate_after_error(bad, rm.command_guard.why)
+            bad = rm.enforce_command_limits(dt_s)
         t_update = _monotonic_ns()
         failed, deactivated = rm.write(now, period)
         for name in failed:
@@ -194,7 +208,11 @@ class ControlLoop:
         while not self._stop.is_set():
             sleep_until(deadline, self.spin_ns)
             wake = _monotonic_ns()
+            self.waiting_for_lock = True
             with lock:
+                self.waiting_for_lock = False
+                if self._stop.is_set():  # asked to stop while waiting: no further cycle
+                    break
                 start = _monotonic_ns()
                 simulation = rm.simulation_clock if use_sim_time else None
                 if simulation is None:

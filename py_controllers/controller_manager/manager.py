@@ -9,11 +9,12 @@ update() with it, and otherwise in the service thread while the loop skips the c
 being switched; both end, as ours, with the new set running from the next cycle.
 
 Safety rules (see `supervision.py` for failures, hardware transitions and shutdown):
-controller and hardware code is contained wherever the manager calls it; a command
-interface released by a deactivated controller goes through the hardware's command-mode
-switch and holds (`hardware_interface/hold.py`: position where it is measured, velocity,
-effort and acceleration 0; upstream leaves this to each controller, here it holds for
-every controller, a user's included).
+controller and hardware code is contained wherever the manager calls it; the manager's
+update table (`is_running`), not a controller's lifecycle state, decides who runs; every
+claim ends through the one release transaction (`release.py`: out of the table, the
+hardware's command-mode switch, the holds of `hardware_interface/hold.py`; upstream leaves
+the holds to each controller, here they hold for every controller, a user's included).
+`invariants.py` states the rules as checks.
 
 Lock rules: `manager_tables.py`, with what the helpers (loading, switch plan, supervision)
 may read and change of the manager.
@@ -23,21 +24,28 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from time import monotonic_ns as _monotonic_ns
 from time import perf_counter_ns as _perf_ns
 from typing import Any
 
 from rclpy.duration import Duration
 from rclpy.node import Node
 
-from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.interface_configuration import (
     InterfaceConfiguration,
     InterfaceConfigurationType,
 )
+from py_controllers.controller_manager.chaining import (
+    chain_followers,
+    update_chained_modes,
+    update_order,
+)
 from py_controllers.controller_manager.controller_loading import ControllerLoading
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.controller_manager.loop_time import LoopDuration
+from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.supervision import Supervisor
 from py_controllers.controller_manager.switch_plan import (
     AUTO,
@@ -46,7 +54,6 @@ from py_controllers.controller_manager.switch_plan import (
     STRICT,
     SwitchPlan,
 )
-from py_controllers.hardware_interface.hold import apply_holds
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
 from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
 from py_controllers.realtime_tools.deferred import DeferredCalls
@@ -89,7 +96,10 @@ class ControllerManager:
         self.controllers: dict[str, ControllerSpec] = {}
         self.cycle_lock = threading.RLock()
         self.admin_lock = threading.RLock()
-        self._active: tuple[ControllerSpec, ...] = ()
+        self._active: tuple[ControllerSpec, ...] = ()  # the loop's update table, in order
+        self._running: set[str] = set()  # its names
+        # (what, since when) while a service holds cycle_lock around controllers' hooks
+        self.held_by: tuple[str, int] | None = None
         self.activity_version = 0
         self.on_change: Callable[[], None] | None = None  # e.g. wakes the ~/activity publisher
         # what the loop hands to the executor (logs, ROS calls); the node sets its wake-up
@@ -235,8 +245,9 @@ class ControllerManager:
             )
             self.log('error', f'switch_controller: {error}')
             return False, error
+        strict = strictness == STRICT
         plan = SwitchPlan(self, list(dict.fromkeys(activate)), list(dict.fromkeys(deactivate)))
-        error = plan.validate(strict=strictness == STRICT)
+        error = plan.validate(strict=strict)
         if error:
             self.log('error', f'switch_controller: {error}')
             return False, error
@@ -248,7 +259,15 @@ class ControllerManager:
         if not self.cycle_lock.acquire(timeout=timeout_s):
             return False, f'Switch controller timed out after {timeout_s:g} seconds!'
         try:
-            ok, message = self._apply(plan, strict=strictness == STRICT)
+            with self.holding_loop(plan.describe()):
+                # the loop may have taken controllers out (an error) or put fallbacks in since
+                # the plan was made: it must still hold, unchanged, now that nothing moves
+                again = SwitchPlan(self, list(plan.activate), list(plan.deactivate))
+                if again.validate(strict=True) or not again.same_as(plan):
+                    error = 'controllers changed state during the switch: nothing switched'
+                    self.log('error', f'switch_controller: {error}')
+                    return False, error
+                ok, message = self._apply(plan, strict=strict)
         finally:
             self.cycle_lock.release()
         self.notify_changed()
@@ -256,24 +275,47 @@ class ControllerManager:
 
     def _apply(self, plan: SwitchPlan, *, strict: bool) -> tuple[bool, str]:
         if not self.rm.perform_command_mode_switch(plan.start_interfaces, plan.stop_interfaces):
-            return False, 'the hardware failed to switch command mode'
-        order = self._update_order()
-        for name in sorted(plan.deactivate, key=order.index):
-            self._deactivate(self.controllers[name])
-        failed = []
+            # some components may have switched: stop everything this switch touched, so
+            # each joint holds in the mode its claims say
+            release(self, plan.deactivate, also_stop=plan.start_interfaces)
+            error = (
+                'the hardware failed to switch command mode: '
+                + (f'deactivated {plan.deactivate}, ' if plan.deactivate else '')
+                + 'activated nothing; the released joints hold'
+            )
+            self.log('error', f'switch_controller: {error}')
+            return False, error
+        order = update_order(self)
+        release(self, sorted(plan.deactivate, key=order.index), hardware_told=True)
+        failed, activated = [], []
         for name in sorted(plan.activate, key=order.index, reverse=True):
-            reason = self._activate(self.controllers[name])
+            reason = self._activate(self.controllers[name], plan.started_by.get(name, []))
             if reason:
                 failed.append(reason)
-        self._refresh_active()
-        if failed:
-            message = '; '.join(failed)
-            self.log('error', f'switch_controller: {message}')
-            return not strict, message
-        return True, 'switched'
+            else:
+                activated.append(name)
+        if not failed:
+            return True, 'switched'
+        if strict and activated:  # as upstream: STRICT takes back this switch's activations
+            release(self, activated)
+            failed.append(f'STRICT: {activated} deactivated again')
+        message = '; '.join(failed)
+        self.log('error', f'switch_controller: {message}')
+        return not strict, message
 
-    def _activate(self, spec: ControllerSpec) -> str:
-        """Claim, assign and activate; '' on success, else the reason (nothing claimed)."""
+    def _activate(self, spec: ControllerSpec, started: list[str]) -> str:
+        """Claim, assign and activate; '' on success, else the reason (its claims and the
+        interfaces switched on for it released through the release transaction)."""
+        reason = self._claim_and_activate(spec)
+        if reason:
+            release(self, [spec.name], also_stop=started)
+            return reason
+        self._running.add(spec.name)
+        self._refresh_active()
+        update_chained_modes(self)
+        return ''
+
+    def _claim_and_activate(self, spec: ControllerSpec) -> str:
         try:
             cmd = self.resolve_command_interfaces(spec)
             state = self.resolve_state_interfaces(spec)
@@ -287,10 +329,8 @@ class ControllerManager:
         except ClaimError as exc:
             return f"controller '{spec.name}': {exc}"
         spec.claimed = cmd
-        refused = self._chain_followers(cmd)
+        refused = chain_followers(self, cmd)
         if refused:
-            self._release(spec)
-            self._update_chained_modes()
             return (
                 f"controller '{spec.name}' not activated: '{refused}' refused to go into "
                 'chained mode'
@@ -304,107 +344,38 @@ class ControllerManager:
         except Exception as exc:  # the controller's own code, or its lifecycle node
             self.log('error', f"controller '{spec.name}': activation raised {exc!r}")
         if self.state_of(spec.name) != S.ACTIVE:
-            self._release(spec)
             return f"controller '{spec.name}' failed to activate"
-        self._update_chained_modes()
         return ''
 
-    def _deactivate(self, spec: ControllerSpec) -> None:
-        """Lifecycle deactivate (the controller leaves its commands safe), then release with
-        the hold values (the switch path has already told the hardware)."""
-        self._trigger_deactivate(spec)
-        self._release(spec)
-        self._update_chained_modes()
+    # --- the update table: who runs ------------------------------------------------------
+    def is_running(self, name: str) -> bool:
+        """True while `name` is in the set the loop updates (the manager's table, not the
+        controller's lifecycle state, decides)."""
+        return name in self._running
 
-    def _trigger_deactivate(self, spec: ControllerSpec) -> None:
-        if self.state_of(spec.name) == S.ACTIVE:
-            try:
-                spec.controller.get_node().trigger_deactivate()
-            except Exception as exc:
-                self.log('error', f"controller '{spec.name}': deactivation raised {exc!r}")
-
-    def deactivate_unconditionally(self, names: Iterable[str]) -> None:
-        """Deactivate `names` whatever the hardware says (error paths, shutdown): each one's
-        on_deactivate, the hardware's command-mode switch for what they release (a refusal is
-        logged, not obeyed), then the hold values. The caller holds the cycle lock, or the
-        loop has stopped."""
-        specs = [self.controllers[n] for n in dict.fromkeys(names) if n in self.controllers]
-        for spec in specs:
-            self._trigger_deactivate(spec)
-        released = [i for spec in specs for i in spec.claimed if self.rm.component_of(i)]
-        if released:
-            if not self.rm.prepare_command_mode_switch([], released):
-                self.log('error', f'the hardware refused to release {released}: released anyway')
-            if not self.rm.perform_command_mode_switch([], released):
-                self.log('error', f'the hardware failed to release {released}: released anyway')
-        for spec in specs:
-            self._release(spec)
-        self._update_chained_modes()
-        self._refresh_active()
-
-    def _release(self, spec: ControllerSpec) -> None:
-        apply_holds(spec.claimed, self.rm.command_interfaces, self.rm.state_interfaces)
-        self.rm.release(spec.claimed)
-        spec.claimed = []
-        try:
-            spec.controller.release_interfaces()
-        except Exception as exc:
-            self.log('error', f"controller '{spec.name}': release_interfaces raised {exc!r}")
-            spec.controller.command_interfaces, spec.controller.state_interfaces = [], []
-        if spec.is_chainable:
-            self.rm.set_controller_interfaces_available(spec.name, False)
-
-    def _chain_followers(self, claimed: list[str]) -> str:
-        """Put the controllers whose references `claimed` holds into chained mode; the
-        name of the first that refuses ('' if none). Upstream only logs a refusal and goes
-        on with a chain that "will probably not work": here the activation fails."""
-        for follower in dict.fromkeys(filter(None, map(self.exporter_of, claimed))):
-            ctrl = self.controllers[follower].controller
-            try:
-                accepted = ctrl.set_chained_mode(True)  # type: ignore[attr-defined]
-            except Exception as exc:
-                self.log('error', f"controller '{follower}': set_chained_mode raised {exc!r}")
-                accepted = False
-            if not accepted:
-                self.log('error', f"controller '{follower}' refused chained mode")
-                return follower
-        return ''
-
-    def _update_chained_modes(self) -> None:
-        for spec in self.controllers.values():
-            if spec.is_chainable:
-                ctrl: ChainableControllerInterface = spec.controller  # type: ignore[assignment]
-                chained = any(h.name in self.rm.claimed for h in ctrl.reference_interfaces)
-                try:
-                    accepted = ctrl.set_chained_mode(chained)
-                except Exception as exc:
-                    self.log('error', f"controller '{spec.name}': set_chained_mode raised {exc!r}")
-                    accepted = False
-                if not accepted:
-                    self.log('error', f"controller '{spec.name}' refused chained mode {chained}")
-
-    def _update_order(self) -> list[str]:
-        """Loaded controllers, every controller before the ones it feeds (stable)."""
-        names = list(self.controllers)
-        feeds = {n: set(self.following(n)) for n in names}
-        order: list[str] = []
-        placed: set[str] = set()
-        while len(order) < len(names):
-            progress = False
-            for n in names:
-                # n can go once every controller feeding n is placed
-                if n not in placed and all(p in placed for p in names if n in feeds[p]):
-                    order.append(n)
-                    placed.add(n)
-                    progress = True
-            if not progress:  # a cycle: keep load order for the rest
-                order += [n for n in names if n not in placed]
-                break
-        return order
+    def take_out_of_loop(self, names: Iterable[str]) -> None:
+        """Remove `names` from the set the loop updates (caller holds cycle_lock)."""
+        gone = self._running.intersection(names)
+        if gone:
+            self._running -= gone
+            self._refresh_active()
 
     def _refresh_active(self) -> None:
-        order = self._update_order()
-        self._active = tuple(self.controllers[n] for n in order if self.state_of(n) == S.ACTIVE)
+        order = update_order(self)
+        self._active = tuple(self.controllers[n] for n in order if n in self._running)
+
+    @contextmanager
+    def holding_loop(self, what: str) -> Iterator[None]:
+        """Say what holds the loop off while a service holds cycle_lock (the watchdog tells
+        such a hold from a stuck loop); the caller holds cycle_lock."""
+        outer = self.held_by
+        if outer is None:
+            self.held_by = (what, _monotonic_ns())
+        try:
+            yield
+        finally:
+            if outer is None:
+                self.held_by = None
 
     def notify_changed(self) -> None:
         """Something in the tables changed: bump the version, wake the activity topic."""

@@ -15,10 +15,14 @@ Lock rules (the one place they are written down):
 - `admin_lock` (re-entrant) serialises requests from the services (load, configure, switch,
   hardware states, shutdown). It is always taken before `cycle_lock`, never after it, and
   the loop thread never takes it.
-- `controllers` and `active` are written with both locks held (admin_lock, then
-  cycle_lock; `active` only by a switch or `deactivate_unconditionally`, whose callers
-  hold cycle_lock), so either lock keeps them still for a reader: a service thread takes
-  `admin_lock`, the loop thread already has `cycle_lock`.
+- `controllers` and `active` (the update table) are written under cycle_lock: `active` by a
+  switch (which also holds admin_lock) or by the release transaction (`release.py`, whose
+  callers hold cycle_lock, the loop's error path included). A service thread reads them
+  under admin_lock for what only services change (loading) and checks and marks what the
+  loop may change (a controller's state, its `busy`) under cycle_lock, in one hold, so the
+  loop's fallback activation never slips in between.
+- A service never waits for cycle_lock without a bound (`LOCK_TIMEOUT_S`): a loop stuck
+  inside a cycle must not wedge the executor, which is what ends the process.
 - `log` and `notify_changed` take no lock and may be called from any thread.
 """
 
@@ -91,9 +95,12 @@ class ManagerTables(Protocol):
         holds cycle_lock): takes cycle_lock itself, within `timeout_s`."""
         ...
 
-    def deactivate_unconditionally(self, names: Iterable[str]) -> None:
-        """Deactivate `names` whatever the hardware says; the caller holds cycle_lock (or the
-        loop has stopped)."""
+    def is_running(self, name: str) -> bool:
+        """True while `name` is in the set the loop updates."""
+        ...
+
+    def take_out_of_loop(self, names: Iterable[str]) -> None:
+        """Remove `names` from the set the loop updates (caller holds cycle_lock)."""
         ...
 
     def unload_controller(self, name: str) -> tuple[bool, str]:

@@ -49,8 +49,15 @@ from py_controllers.controller_manager.startup_parameters import (
     StartupParameterError,
     check_loop_settings,
 )
-from py_controllers.controller_manager.watchdog import DEFAULT_MIN_STALL_S, LoopWatchdog
-from py_controllers.hardware_interface.hold import apply_holds
+from py_controllers.controller_manager.bounded import run_each_bounded
+from py_controllers.controller_manager.release import release
+from py_controllers.controller_manager.watchdog import (
+    DEFAULT_MAX_SWITCH_S,
+    BACKSTOP_MIN_S,
+    DEFAULT_MIN_STALL_S,
+    Backstop,
+    LoopWatchdog,
+)
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.realtime_tools import scheduling
 from py_controllers.realtime_tools.clock_publisher import ClockPublisher
@@ -78,9 +85,13 @@ DEFAULTS: dict[str, Any] = {
     'watchdog.periods': 10,
     'watchdog.min_stall_ms': round(DEFAULT_MIN_STALL_S * 1000),
     'watchdog.exit_on_stall': True,
+    'watchdog.max_switch_ms': round(DEFAULT_MAX_SWITCH_S * 1000),
+    'use_sim_time': False,
 }
 READ_AT_START = frozenset(DEFAULTS) | {'cpu_affinity', 'use_sim_time'}
 EMERGENCY_WRITE_S = 0.5  # the second signal's final-write attempt
+EMERGENCY_LOCK_S = 0.3  # the second signal's wait for a cycle under way to end
+SHUTDOWN_BOUND_S = 20.0  # the safe stop's own bounds add up to about 10 s
 
 
 class ControllerManagerRuntime:
@@ -93,13 +104,15 @@ class ControllerManagerRuntime:
         *,
         start_loop: bool = True,
         stop_requested: threading.Event | None = None,
+        backstop: Backstop | None = None,
         **node_kwargs: Any,
     ) -> None:
         """`start_loop=False` keeps the loop thread from starting: a test then runs the
         cycles itself with `loop.cycle()` (see `py_controllers.testing.SteppedManager`).
         `stop_requested` is set when the process should end (a signal may set it before
-        this returns). Raises StartupParameterError for start-up parameters that cannot
-        work."""
+        this returns). `backstop`: the process's GIL-free last resort (only the process
+        entry point has one; see watchdog.py). Raises StartupParameterError for start-up
+        parameters that cannot work."""
         self.start_loop = start_loop
         # set when the process should end: a signal, the loop failing or stalling
         self.stop_requested = stop_requested or threading.Event()
@@ -121,13 +134,8 @@ class ControllerManagerRuntime:
             executor.remove_node(self.node)
             self.node.destroy_node()
             raise
-        rate = self.settings.update_rate
-        strictness = str(self.param('defaults.switch_controller.strictness')).lower()
-        if strictness not in ('strict', 'best_effort'):
-            raise ValueError(
-                "parameter 'defaults.switch_controller.strictness' must be one of "
-                f"[strict, best_effort], got '{strictness}'"
-            )
+        settings = self.settings
+        rate = settings.update_rate
         # With the loop in its own thread, each controller node gets an executor thread of
         # its own (a message then wakes one small wait set); a stepped test serves them all
         # from its executor, so callbacks run only when it spins.
@@ -137,31 +145,31 @@ class ControllerManagerRuntime:
             update_rate=rate,
             add_node=self.node_executors.add if start_loop else executor.add_node,
             remove_node=self.node_executors.remove if start_loop else executor.remove_node,
-            strict_by_default=strictness == 'strict',
-            allow_inactive_hardware=bool(
-                self.param('defaults.allow_controller_activation_with_inactive_hardware')
-            ),
-            deactivate_on_hardware_self_deactivate=bool(
-                self.param('defaults.deactivate_controllers_on_hardware_self_deactivate')
-            ),
+            strict_by_default=settings.strict_by_default,
+            allow_inactive_hardware=settings.allow_inactive_hardware,
+            deactivate_on_hardware_self_deactivate=settings.deactivate_on_hardware_self_deactivate,
         )
         self.loop = ControlLoop(
             self.manager,
             self.node.get_clock(),
             rate,
-            spin_ns=int(self.param('loop.spin_us')) * 1000,
-            guard_ns=int(self.param('loop.guard_us')) * 1000,
+            spin_ns=settings.spin_us * 1000,
+            guard_ns=settings.guard_us * 1000,
             thread_setup=self._configure_loop_thread,
             on_failure=self._on_loop_failure,
-            use_sim_time=bool(self.param('use_sim_time')),
-            publish_clock=self._clock_publisher() if self.param('use_sim_time') else None,
+            use_sim_time=settings.use_sim_time,
+            publish_clock=self._clock_publisher() if settings.use_sim_time else None,
         )
         self.watchdog = LoopWatchdog(
             self.loop,
-            periods=self.settings.watchdog_periods,
-            min_stall_s=self.settings.watchdog_min_stall_s,
+            periods=settings.watchdog_periods,
+            min_stall_s=settings.watchdog_min_stall_s,
+            max_switch_s=settings.watchdog_max_switch_s,
+            held_by=lambda: self.manager.held_by,
             on_stall=self._on_loop_stall,
             on_recover=self._on_loop_recovered,
+            on_held=self._on_loop_held,
+            backstop=backstop,
         )
         self.stalled_out = False  # the process ends because the loop stalled
         self._failure_wake = self.node.create_guard_condition(self.report_loop_failure)
@@ -258,8 +266,23 @@ class ControllerManagerRuntime:
         )
         if exits:
             self.stalled_out = True
+            self.watchdog.hand_backstop_over(SHUTDOWN_BOUND_S)
             self.stop_requested.set()
         self._failure_wake.trigger()
+
+    def _on_loop_held(self, what: str, held_s: float, ended: bool) -> None:
+        """From the watchdog: a service's switch held the loop off (not a stall)."""
+        bound = self.settings.watchdog_max_switch_s
+        if ended:
+            self.node.get_logger().warning(
+                f'control loop running again after {held_s:.2f} s held off by {what}'
+            )
+            return
+        self.node.get_logger().warning(
+            f'control loop held off for {held_s:.2f} s by {what}: not a stall while within '
+            f'watchdog.max_switch_ms ({bound * 1000:.0f} ms); controllers should activate '
+            'quickly (upstream runs activation in the loop)'
+        )
 
     def _on_loop_recovered(self, stalled_s: float) -> None:
         self.loop.stall = None
@@ -286,7 +309,7 @@ class ControllerManagerRuntime:
             return
         try:
             self.manager.rm.load_urdf(msg.data)
-            if self.param('enforce_command_limits'):
+            if self.settings.enforce_command_limits:
                 limits = self.node.get_parameters_by_prefix('joint_limits')
                 self.manager.rm.enable_command_limits(
                     {f'joint_limits.{k}': p.value for k, p in limits.items()}
@@ -297,8 +320,14 @@ class ControllerManagerRuntime:
             return
         if self._description_sub is not None:
             self._wait_timer.cancel()
-        unconfigured = set(self.param('hardware_components_initial_state.unconfigured') or [])
-        inactive = set(self.param('hardware_components_initial_state.inactive') or [])
+        unconfigured = set(self.settings.initial_unconfigured)
+        inactive = set(self.settings.initial_inactive)
+        unknown = (unconfigured | inactive) - set(self.manager.rm.components)
+        if unknown:
+            log.warning(
+                f'hardware_components_initial_state names {sorted(unknown)}, which the robot '
+                f'description does not have (it has {sorted(self.manager.rm.components)})'
+            )
         for name in self.manager.rm.components:
             target = S.UNCONFIGURED if name in unconfigured else S.ACTIVE
             target = S.INACTIVE if name in inactive else target
@@ -323,12 +352,18 @@ class ControllerManagerRuntime:
         self.stop_requested.set()
         self._failure_wake.trigger()
 
-    def emergency_write(self) -> None:
-        """A second signal: every claimed command to its hold value and one final-write
-        attempt, bounded; no controller code runs."""
-        rm = self.manager.rm
-        apply_holds(list(rm.claimed), rm.command_interfaces, rm.state_interfaces)
-        self.manager.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S)
+    def emergency_stop(self) -> None:
+        """A second signal: no further cycle, every claim released through the release
+        transaction without the controllers' hooks, one final-write attempt; bounded."""
+        cm = self.manager
+        self.loop.request_stop()
+        # kept for good: the process ends right after, and no cycle may overwrite the holds
+        locked = cm.cycle_lock.acquire(timeout=EMERGENCY_LOCK_S)
+        ending = [n for n, spec in list(cm.controllers.items()) if cm.is_running(n) or spec.claimed]
+        run_each_bounded(
+            {'release': lambda: release(cm, ending, run_hooks=False)}, EMERGENCY_LOCK_S, 'emergency'
+        )
+        cm.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S, loop_stuck=not locked)
 
     def report_loop_failure(self) -> None:
         """Publish /diagnostics now (ERROR once the loop has failed)."""
@@ -342,7 +377,9 @@ class ControllerManagerRuntime:
 
     def shutdown(self) -> None:
         """Stop the robot (every controller deactivated, hold values, one final write) and
-        free the hardware; bounded (see Supervisor.shutdown)."""
+        free the hardware; bounded (see Supervisor.shutdown). The backstop gets the whole
+        shutdown's bound: a shutdown wedged beyond it still ends the process."""
+        self.watchdog.hand_backstop_over(SHUTDOWN_BOUND_S)
         self.watchdog.stop()
         self.node.get_logger().info('stopping the robot and shutting down')
         self.manager.shutdown(stop_loop=self.loop.stop)
@@ -371,7 +408,7 @@ class _Signals:
         runtime = self.runtime
         if runtime is not None:
             try:
-                runtime.emergency_write()
+                runtime.emergency_stop()
             except Exception as exc:
                 print(f'[ros2_control_node] final write failed: {exc!r}', file=sys.stderr)
         print(
@@ -393,8 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     # embeds the manager in its own process chooses for itself.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor()
+    backstop = Backstop(BACKSTOP_MIN_S)  # its bound follows the watchdog's settings
     try:
-        cm = ControllerManagerRuntime(executor, stop_requested=signals.stop)
+        cm = ControllerManagerRuntime(executor, stop_requested=signals.stop, backstop=backstop)
     except Exception as exc:
         print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
         rclpy.shutdown()
@@ -424,6 +462,7 @@ def main(argv: list[str] | None = None) -> int:
         cm.shutdown()
         executor.shutdown()
         rclpy.try_shutdown()
+        backstop.disarm()
     return 1 if cm.failed else 0
 
 

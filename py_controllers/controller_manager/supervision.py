@@ -1,17 +1,17 @@
 """What the controller manager does when something fails, and on every way out.
 
-- A controller whose update() fails is deactivated with every controller commanding it;
-  its fallback controllers are activated, displacing the controllers that hold the command
-  interfaces they need (as upstream).
-- A hardware component whose read()/write() fails: the controllers using it are deactivated
-  in the loop, at once; its on_error runs off the loop (it may do I/O), the component
-  skipped meanwhile. write() asking to DEACTIVATE works the same way.
+- A controller whose update() fails is taken out with every controller commanding it (the
+  release transaction, `release.py`); its fallback controllers are activated, displacing
+  the controllers that hold the command interfaces they need (as upstream).
+- A hardware component whose read()/write() fails: the controllers commanding it are
+  taken out in the loop, at once; its on_error runs off the loop (it may do I/O), the
+  component skipped meanwhile. write() asking to DEACTIVATE works the same way.
 - Hardware lifecycle transitions requested over ROS run off the loop and outside the
-  cycle lock (see `hardware_transitions.py`).
+  cycle lock (see `hardware_transitions.py`); no fallback starts on a component going down.
 - Every way out (`stop_robot`, then `shutdown`): the loop stopped, every controller
-  deactivated unconditionally (hold on release: `hardware_interface/hold.py`), one final
-  write() delivers the holds to every component, then controllers are unloaded and the
-  hardware is deactivated and shut down; every wait bounded.
+  released, one final write() delivers the holds to each component in a bounded wait of
+  its own, then controllers are unloaded and each component is deactivated and shut down,
+  again each in its own bounded wait: one stuck component starves nobody.
 """
 
 from __future__ import annotations
@@ -22,11 +22,17 @@ from typing import TYPE_CHECKING
 
 from rclpy.duration import Duration
 
-from py_controllers.controller_manager.bounded import run_bounded
+from py_controllers.controller_manager.bounded import (
+    LOCK_TIMEOUT_S,
+    LoopBusyError,
+    bounded_lock,
+    run_each_bounded,
+)
 from py_controllers.controller_manager.hardware_transitions import (
     HardwareTransitions,
     TransitionBusyError,
 )
+from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.switch_plan import STRICT
 from py_controllers.hardware_interface.types import LifecycleStateId
 
@@ -34,9 +40,8 @@ if TYPE_CHECKING:
     from py_controllers.controller_manager.manager_tables import ManagerTables
 
 S = LifecycleStateId
-LOCK_TIMEOUT_S = 2.0
 FINAL_WRITE_TIMEOUT_S = 1.0
-HARDWARE_SHUTDOWN_TIMEOUT_S = 6.0  # the resource manager bounds its own wait at 5 s
+HARDWARE_SHUTDOWN_TIMEOUT_S = 5.0
 
 
 class Supervisor:
@@ -49,17 +54,17 @@ class Supervisor:
         )
 
     # --- controllers -----------------------------------------------------------------
-    def deactivate_after_error(self, names: Iterable[str], why: str) -> None:
-        """Deactivate `names`, everything commanding them and everything holding interfaces
-        their fallback controllers need; then activate those fallbacks."""
+    def deactivate_after_error(
+        self, names: Iterable[str], why: str, *, going_down: str | None = None
+    ) -> None:
+        """Take out `names`, everything commanding them and everything holding interfaces
+        their fallback controllers need; then activate those fallbacks (none that needs
+        hardware component `going_down`). The loop thread holds the cycle lock already; a
+        service waits for it at most LOCK_TIMEOUT_S (LoopBusyError)."""
         cm = self.cm
-        with cm.cycle_lock:
+        with bounded_lock(cm.cycle_lock, why):
             todo = list(dict.fromkeys(names))
-            fallbacks: list[str] = []
-            for name in todo:
-                for f in cm.controllers[name].fallback_controllers:
-                    if f not in fallbacks and f in cm.controllers:
-                        fallbacks.append(f)
+            fallbacks = self._fallbacks_of(todo, going_down)
             needed = self._interfaces_of(fallbacks)
             for spec in cm.active:
                 displaced = needed.intersection(spec.claimed)
@@ -68,12 +73,12 @@ class Supervisor:
             i = 0
             while i < len(todo):
                 for p in cm.preceding(todo[i]):
-                    if p not in todo and cm.state_of(p) == S.ACTIVE:
+                    if p not in todo and cm.is_running(p):
                         todo.append(p)
                 i += 1
             for name in todo:
                 cm.log('error', f"deactivating controller '{name}': {why}")
-            cm.deactivate_unconditionally(todo)
+            release(cm, todo)
             if fallbacks:
                 ok, msg = cm.switch_locked(fallbacks, [], STRICT, LOCK_TIMEOUT_S)
                 if ok:
@@ -81,6 +86,24 @@ class Supervisor:
                 else:
                     cm.log('error', f'fallback controllers {fallbacks} not activated: {msg}')
             cm.notify_changed()
+
+    def _fallbacks_of(self, names: list[str], going_down: str | None) -> list[str]:
+        cm = self.cm
+        fallbacks: list[str] = []
+        for name in names:
+            for f in cm.controllers[name].fallback_controllers:
+                if f not in fallbacks and f in cm.controllers:
+                    fallbacks.append(f)
+        if going_down is None:
+            return fallbacks
+        leaving = set(cm.rm.interfaces_of(going_down)[0])
+        kept = []
+        for f in fallbacks:
+            if leaving.intersection(self._interfaces_of([f])):
+                cm.log('warning', f"fallback '{f}' not started: it needs '{going_down}'")
+            else:
+                kept.append(f)
+        return kept
 
     def _interfaces_of(self, names: list[str]) -> set[str]:
         cm = self.cm
@@ -93,7 +116,7 @@ class Supervisor:
         return wanted
 
     def controllers_using(self, component: str, *, commands_only: bool = False) -> list[str]:
-        """Active controllers claiming (or, unless commands_only, reading) `component`."""
+        """Running controllers claiming (or, unless commands_only, reading) `component`."""
         cmd, state = self.cm.rm.interfaces_of(component)
         cmd_set, state_set = set(cmd), set(state)
         users = []
@@ -113,7 +136,9 @@ class Supervisor:
         users = self.controllers_using(component, commands_only=True)
         self.cm.rm.invalidate_states(component)
         if users:
-            self.deactivate_after_error(users, f"hardware '{component}' failed in {where}()")
+            self.deactivate_after_error(
+                users, f"hardware '{component}' failed in {where}()", going_down=component
+            )
         self.cm.log('error', f"hardware '{component}' failed in {where}(): handling the error")
         self._start(component, lambda m: m.handle_error(), 'on_error')
         self.cm.notify_changed()
@@ -124,14 +149,16 @@ class Supervisor:
         if self.cm.deactivate_on_hardware_self_deactivate:
             users = self.controllers_using(component, commands_only=True)
             if users:
-                self.deactivate_after_error(users, f"hardware '{component}' deactivated itself")
+                self.deactivate_after_error(
+                    users, f"hardware '{component}' deactivated itself", going_down=component
+                )
         self._start(component, lambda m: m.set_state(S.INACTIVE), 'deactivate')
         self.cm.notify_changed()
 
     def _start(self, component: str, work: Callable, what: str) -> Future | None:
         try:
             return self.transitions.start(component, work, what)
-        except TransitionBusyError:
+        except (TransitionBusyError, LoopBusyError):
             return None
 
     # --- hardware transitions requested over ROS --------------------------------------
@@ -139,7 +166,8 @@ class Supervisor:
         self, component: str, target: LifecycleStateId
     ) -> Future[tuple[bool, LifecycleStateId | None]]:
         """Start driving `component` to `target`; the future has (ok, resulting state).
-        Controllers that need what goes away are deactivated first (between two cycles)."""
+        Controllers that need what goes away are taken out first (between two cycles), and
+        none of their fallbacks that needs the component starts."""
         cm = self.cm
         outcome: Future[tuple[bool, LifecycleStateId | None]] = Future()
         with cm.admin_lock:
@@ -152,15 +180,20 @@ class Supervisor:
                 cm.log('error', f"hardware '{component}' is in a transition already: try again")
                 outcome.set_result((False, managed.state))
                 return outcome
-            if target != S.ACTIVE:
-                users = self.controllers_using(component, commands_only=target == S.INACTIVE)
-                if users:
-                    self.deactivate_after_error(
-                        users, f"hardware '{component}' goes to {target.label}"
-                    )
-            inner = self._start(
-                component, lambda m: m.set_state(target), f'transition to {target.label}'
-            )
+            try:
+                if target != S.ACTIVE:
+                    users = self.controllers_using(component, commands_only=target == S.INACTIVE)
+                    if users:
+                        self.deactivate_after_error(
+                            users, f"hardware '{component}' goes to {target.label}",
+                            going_down=component,
+                        )
+                inner = self.transitions.start(
+                    component, lambda m: m.set_state(target), f'transition to {target.label}'
+                )
+            except (TransitionBusyError, LoopBusyError) as exc:
+                cm.log('error', str(exc))
+                inner = None
         if inner is None:
             outcome.set_result((False, managed.state))
             return outcome
@@ -177,50 +210,58 @@ class Supervisor:
         self, *, timeout_s: float = FINAL_WRITE_TIMEOUT_S, loop_stuck: bool = False
     ) -> list[str]:
         """write() every active component once, outside the loop, async ones included
-        (their threads stopped first), within `timeout_s`; the names that failed (or were
-        still writing when the time ran out)."""
+        (their threads stopped first), each in a thread of its own, all within `timeout_s`:
+        a write() that blocks starves nobody. The names that failed or were still writing
+        when the time ran out."""
         cm = self.cm
         locked = not loop_stuck and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
         if not locked:
             cm.logger.error('final write without the cycle lock: the control cycle is stuck')
-        current: list[str] = []
         try:
             now = cm.node.get_clock().now()
             period = Duration(nanoseconds=round(1e9 / cm.update_rate))
-            done, result = run_bounded(
-                lambda: cm.rm.final_write(now, period, timeout_s, progress=current),
+            rm = cm.rm
+            writers = {m.name: m for m in rm.final_writers()}
+            results = run_each_bounded(
+                {
+                    name: (lambda m=m: rm.final_write_one(m, now, period, timeout_s))
+                    for name, m in writers.items()
+                },
                 timeout_s,
                 'final_write',
             )
         finally:
             if locked:
                 cm.cycle_lock.release()
-        if not done:
-            where = current[-1] if current else '?'
-            cm.logger.error(f"final write: hardware '{where}' still writing after {timeout_s:g} s")
-            return [where]
-        if isinstance(result, BaseException):
-            cm.logger.error(f'final write failed: {result!r}')
-            return list(cm.rm.components)
-        failed = result
-        for name in failed:
-            cm.logger.error(f"hardware '{name}': the final write() failed")
+        failed = []
+        for name, result in results.items():
+            if isinstance(result, TimeoutError):
+                cm.logger.error(f"final write: hardware '{name}' still writing after {timeout_s:g} s")
+            elif isinstance(result, BaseException) or not result:
+                cm.logger.error(f"hardware '{name}': the final write() failed ({result!r})")
+            else:
+                continue
+            failed.append(name)
         return failed
 
     def stop_robot(self, stop_loop: Callable[[], bool] | None = None) -> bool:
-        """The safe stop, each step bounded: the loop stopped, every controller deactivated
-        whatever the hardware says (its commands to their hold values, the hardware told
-        through its command-mode switch), then one final write to every component. False
-        when the loop is stuck inside a cycle (nothing waits for it then)."""
+        """The safe stop, each step bounded: the loop stopped, every controller released
+        (its commands to their hold values, the hardware told through its command-mode
+        switch), then one final write to every component. False when the loop is stuck
+        inside a cycle (nothing waits for it then)."""
         cm = self.cm
         loop_stopped = stop_loop() if stop_loop is not None else True
         locked = loop_stopped and cm.cycle_lock.acquire(timeout=LOCK_TIMEOUT_S)
         if not locked:
             cm.logger.error('safe stop without the cycle lock: the control loop is stuck')
         try:
-            active = [n for n in list(cm.controllers) if cm.state_of(n) == S.ACTIVE]
-            if active:
-                cm.deactivate_unconditionally(active)
+            ending = [
+                n
+                for n, spec in list(cm.controllers.items())
+                if cm.is_running(n) or spec.claimed or cm.state_of(n) == S.ACTIVE
+            ]
+            if ending:
+                release(cm, ending)
         finally:
             if locked:
                 cm.cycle_lock.release()
@@ -228,9 +269,10 @@ class Supervisor:
         return loop_stopped
 
     def shutdown(self, stop_loop: Callable[[], bool] | None = None) -> None:
-        """Stop the robot (`stop_robot`), then free everything: controllers unloaded, hardware
-        deactivated and shut down. Every wait is bounded (LOCK_TIMEOUT_S for a lock or a
-        transition, FINAL_WRITE_TIMEOUT_S, HARDWARE_SHUTDOWN_TIMEOUT_S): about 10 s at worst."""
+        """Stop the robot (`stop_robot`), then free everything: controllers unloaded, each
+        hardware component deactivated and shut down in its own bounded wait. Every wait is
+        bounded (LOCK_TIMEOUT_S for a lock or a transition, FINAL_WRITE_TIMEOUT_S,
+        HARDWARE_SHUTDOWN_TIMEOUT_S): about 10 s at worst."""
         cm = self.cm
         admin = cm.admin_lock.acquire(timeout=LOCK_TIMEOUT_S)
         if not admin:
@@ -241,19 +283,36 @@ class Supervisor:
             if free:
                 cm.cycle_lock.release()
                 for name in list(cm.controllers):
-                    cm.unload_controller(name)
+                    self._unload_at_shutdown(name)
             if not self.transitions.wait_idle(LOCK_TIMEOUT_S):
                 cm.logger.error(
                     f'shutdown: hardware still in transition: {self.transitions.busy()}'
                 )
-            done, _ = run_bounded(cm.rm.shutdown, HARDWARE_SHUTDOWN_TIMEOUT_S, 'hw_shutdown')
-            if not done:
-                cm.logger.error(
-                    f'shutdown: the hardware did not shut down within '
-                    f'{HARDWARE_SHUTDOWN_TIMEOUT_S:g} s'
-                )
+            rm = cm.rm
+            results = run_each_bounded(
+                {
+                    name: (lambda m=m: rm.shutdown_component(m, HARDWARE_SHUTDOWN_TIMEOUT_S))
+                    for name, m in rm.components.items()
+                },
+                HARDWARE_SHUTDOWN_TIMEOUT_S,
+                'hw_shutdown',
+            )
+            for name, result in results.items():
+                if isinstance(result, TimeoutError):
+                    cm.logger.error(
+                        f"shutdown: hardware '{name}' did not shut down within "
+                        f'{HARDWARE_SHUTDOWN_TIMEOUT_S:g} s'
+                    )
             self.transitions.close()
         finally:
             if admin:
                 cm.admin_lock.release()
         cm.deferred.run_pending()
+
+    def _unload_at_shutdown(self, name: str) -> None:
+        """Unload `name`; one left ACTIVE by a failed on_deactivate is shut down first."""
+        cm = self.cm
+        ok, _ = cm.unload_controller(name)
+        if not ok and name in cm.controllers and cm.state_of(name) == S.ACTIVE:
+            cm.controllers[name].controller.get_node().trigger_shutdown()
+            cm.unload_controller(name)

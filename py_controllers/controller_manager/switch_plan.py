@@ -29,6 +29,7 @@ class SwitchPlan:
         self.deactivate = deactivate
         self.start_interfaces: list[str] = []
         self.stop_interfaces: list[str] = []
+        self.started_by: dict[str, list[str]] = {}  # controller -> the interfaces it starts
 
     def _reject(self, strict: bool, lst: list[str], name: str, why: str) -> str:
         if strict:
@@ -48,8 +49,15 @@ class SwitchPlan:
                 err = self._reject(strict, lst, name, f"controller '{name}' is not loaded")
                 if err:
                     return err
+        for lst, action in ((self.deactivate, 'deactivate'), (self.activate, 'activate')):
+            for name in [n for n in lst if cm.controllers[n].busy]:
+                why = f"controller '{name}' is being {cm.controllers[name].busy}: cannot {action} it"
+                err = self._reject(strict, lst, name, why)
+                if err:
+                    return err
         for name in list(self.deactivate):
-            if cm.state_of(name) != S.ACTIVE:
+            # running, or left ACTIVE by an on_deactivate that failed (this retries it)
+            if not cm.is_running(name) and cm.state_of(name) != S.ACTIVE:
                 err = self._reject(
                     strict, self.deactivate, name, f"controller '{name}' is not active"
                 )
@@ -57,7 +65,12 @@ class SwitchPlan:
                     return err
         for name in list(self.activate):
             state = cm.state_of(name)
-            if state == S.ACTIVE and name not in self.deactivate:
+            if state == S.ACTIVE and not cm.is_running(name) and name not in self.deactivate:
+                why = (
+                    f"controller '{name}' is still active in its lifecycle (its on_deactivate "
+                    'failed): deactivate it again first'
+                )
+            elif state == S.ACTIVE and name not in self.deactivate:
                 why = f"controller '{name}' is already active"
             elif state in (S.UNCONFIGURED, S.FINALIZED):
                 why = f"controller '{name}' is {state.label}: configure it before activating"
@@ -72,7 +85,7 @@ class SwitchPlan:
             changed = False
             for name in list(self.deactivate):
                 for p in cm.preceding(name):
-                    if cm.state_of(p) == S.ACTIVE and p not in self.deactivate:
+                    if cm.is_running(p) and p not in self.deactivate:
                         why = (
                             f"controller '{name}' cannot be deactivated while '{p}' "
                             'commands it: deactivate that one too'
@@ -91,18 +104,31 @@ class SwitchPlan:
                     changed = True
         try:
             for name in self.activate:
-                self.start_interfaces += cm.resolve_command_interfaces(cm.controllers[name])
+                self.started_by[name] = cm.resolve_command_interfaces(cm.controllers[name])
+                self.start_interfaces += self.started_by[name]
         except RuntimeError as exc:  # a controller's configuration raised
             return str(exc)
         for name in self.deactivate:
             self.stop_interfaces += list(cm.controllers[name].claimed)
         return ''
 
-    def _will_be_active(self, name: str) -> bool:
-        cm = self.cm
-        return name in self.activate or (
-            cm.state_of(name) == S.ACTIVE and name not in self.deactivate
+    def describe(self) -> str:
+        """What this switch does, for the watchdog's report of a slow one."""
+        parts = [f'activating {self.activate}'] if self.activate else []
+        parts += [f'deactivating {self.deactivate}'] if self.deactivate else []
+        return 'switch_controller ' + ', '.join(parts)
+
+    def same_as(self, other: SwitchPlan) -> bool:
+        """True when both plans switch the same controllers and interfaces."""
+        return (
+            self.activate == other.activate
+            and self.deactivate == other.deactivate
+            and self.start_interfaces == other.start_interfaces
+            and self.stop_interfaces == other.stop_interfaces
         )
+
+    def _will_be_active(self, name: str) -> bool:
+        return name in self.activate or (self.cm.is_running(name) and name not in self.deactivate)
 
     def _activation_problem(self, name: str) -> str:
         try:

@@ -240,6 +240,10 @@ class DiffBotSystem(SimulatedComponent):
         self._sync()
         return ReturnType.OK
 
+    def command_modes(self) -> dict[str, bool] | None:
+        """Each `<wheel>/velocity`: True while a controller commands that wheel."""
+        return {f'{n}/{HW_IF_VELOCITY}': self._claimed[i] for i, n in enumerate(self.joint_names)}
+
     def _sync(self) -> None:
         """Feed the claimed wheels while active; every other wheel is commanded 0."""
         was_fed = {i for i, _ in self._feeds}

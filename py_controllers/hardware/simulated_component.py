@@ -51,10 +51,21 @@ class OneCommandPerJoint:
 
     _claimed: list[str | None]
     _index: dict[str, int]
+    command_interfaces: dict[str, Any]
     log_rt: Callable[[str, str], None]
 
     def _commandable(self, i: int, kind: str) -> bool:
         raise NotImplementedError
+
+    def command_modes(self) -> dict[str, bool] | None:
+        """Each commandable `<joint>/<kind>`: True while the joint is driven by it."""
+        modes = {}
+        for name in self.command_interfaces:
+            prefix, _, kind = name.rpartition('/')
+            i = self._index.get(prefix)
+            if i is not None and self._commandable(i, kind):
+                modes[name] = self._claimed[i] == kind
+        return modes
 
     def _claims_after(self, start: list[str], stop: list[str]) -> list[str | None]:
         """Each joint's claimed kind once `stop` is released and `start` claimed; ValueError

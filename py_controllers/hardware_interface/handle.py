@@ -56,9 +56,13 @@ class CommandInterface(Handle):
     `nan_means_no_command`: the exporting hardware reads NaN as "nothing new" (upstream's
     motion primitive interfaces, which the hardware clears after taking a command), so NaN
     reaches its write() instead of a hold value; infinities are still refused.
+
+    `hold`: the value the hardware wants while nobody commands this interface (None: the
+    manager's table decides, see `hold.py`: position-like kinds the measured position,
+    every other kind 0).
     """
 
-    __slots__ = ('nan_means_no_command',)
+    __slots__ = ('hold', 'nan_means_no_command')
 
     def __init__(
         self,
@@ -68,6 +72,8 @@ class CommandInterface(Handle):
         *,
         data_type: str = 'double',
         nan_means_no_command: bool = False,
+        hold: float | None = None,
     ) -> None:
         super().__init__(prefix_name, interface_name, value, data_type=data_type)
         self.nan_means_no_command = nan_means_no_command
+        self.hold = hold

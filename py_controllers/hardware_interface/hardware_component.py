@@ -157,6 +157,13 @@ class HardwareComponentInterface:
         """Switch the device's command mode (called between two cycles)."""
         return ReturnType.OK
 
+    def command_modes(self) -> dict[str, bool] | None:
+        """For each command interface whose mode the device tracks: whether the device is
+        driven by it now (what its command mode switches said). The manager's invariants
+        (`controller_manager/invariants.py`) check it is True exactly for the claimed ones.
+        None for a component that does not track command modes."""
+        return None
+
 
 class SystemInterface(HardwareComponentInterface):
     """Several joints, sensors and GPIOs behind one connection."""

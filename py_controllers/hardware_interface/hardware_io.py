@@ -1,13 +1,13 @@
 """The resource manager's part that runs in the control loop: read() and write() of every
 component due, with the one rule for results (only `ReturnType.OK` is success; None too,
-with one warning), and the final write at shutdown, async components included.
+with one warning), and the final write at shutdown, one component at a time (the caller
+bounds each: see `Supervisor.final_write`), async components included.
 
 A mixin of `ResourceManager` (its tables and `log_rt`), kept apart so each file has one job.
 """
 
 from __future__ import annotations
 
-import time as _time
 from typing import TYPE_CHECKING, Any
 
 from py_controllers.hardware_interface.types import ReturnType
@@ -24,6 +24,7 @@ class HardwareIO:
     _writers: list
     _async: list
     log_rt: Any
+    command_guard: Any
 
     def read(self, time: Any, period: Any) -> list[str]:
         """read() every readable component due this cycle; names of those that failed."""
@@ -76,33 +77,34 @@ class HardwareIO:
                 managed.runner.trigger(time, period)
         return failed, deactivate
 
-    def final_write(
-        self, time: Any, period: Any, timeout_s: float = 1.0, progress: list[str] | None = None
-    ) -> list[str]:
-        """The last write() to every active component, async ones included (the loop has
-        stopped): their threads are stopped and the write runs here once a run under way
-        has ended, all within `timeout_s` together; names that failed or were not reached.
-        Each component's name goes to `progress` before its write (to name a stuck one)."""
-        failed: list[str] = []
-        deadline = _time.monotonic() + timeout_s
-        for managed, _ in self._writers:
+    def final_writers(self) -> list[ManagedComponent]:
+        """The components that get the final write (every active one, async ones too); their
+        async threads are stopped first, all together, so their last runs end side by side."""
+        writers = [managed for managed, _ in self._writers]
+        for managed in writers:
             if managed.runner is not None:
-                managed.runner.stop()  # all first: their last runs end side by side
-        for managed, _ in self._writers:
-            runner = managed.runner
-            if progress is not None:
-                progress.append(managed.name)
-            try:
-                if runner is None:
-                    result = managed.component.write(time, period)
-                else:
-                    left = max(0.0, deadline - _time.monotonic())
-                    result = runner.write_now(time, period, left)
-            except Exception as exc:
-                self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
-                result = ReturnType.ERROR
-            self._write_outcome(managed, result, failed, [])
-        return failed
+                managed.runner.stop()
+        return writers
+
+    def final_write_one(
+        self, managed: ManagedComponent, time: Any, period: Any, timeout_s: float = 1.0
+    ) -> bool:
+        """The last write() to one component (the loop has stopped; an async one's run under
+        way is waited for, within `timeout_s`); False if it failed. The released commands
+        are put back to their holds first."""
+        self.command_guard.impose_holds()
+        runner = managed.runner
+        try:
+            if runner is None:
+                result = managed.component.write(time, period)
+            else:
+                result = runner.write_now(time, period, timeout_s)
+        except Exception as exc:
+            self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
+            result = ReturnType.ERROR
+        failed: list[str] = []
+        self._write_outcome(managed, result, failed, [])
+        return not failed
 
     def _write_outcome(
         self, managed: ManagedComponent, result: Any, failed: list[str], deactivate: list[str]

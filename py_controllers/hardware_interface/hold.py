@@ -1,65 +1,92 @@
-"""What a command interface holds once no controller claims it: one rule for every path.
+"""What a command interface holds once no controller commands it: the one table.
 
-Deactivate, error, unspawn, fallback, switch and shutdown all end a claim the same way: the
-hardware is told through its command-mode switch (so a component with a hold of its own, a
-brake or a simulator's servo, engages it) and the released handles get their hold values:
+Every way a claim ends (deactivate, failed activation, error, fallback, unspawn, a hardware
+state change, shutdown, a second signal) goes through the manager's release transaction
+(`controller_manager/release.py`), which writes these values; the command guard keeps them
+at every write() until the interface is claimed again, and uses the same table for a
+command that is not a finite number while it is claimed.
 
-    position                     the measured position (the state interface of the same
-                                 name, hardware's or a chainable controller's) when
-                                 finite, else the last finite command, else NaN
-    velocity, effort,
-    acceleration                 0
-    anything else                its last value when finite, else NaN
-    NaN-means-no-command         NaN (the hardware's "nothing new")
+    kind                         hold
+    position-like (`position`)   the measured value (the state interface of the same name)
+                                 when finite, else the last finite command, else the
+                                 interface's declared hold, else 0.0
+    every other kind (velocity,  the interface's declared hold, else 0.0
+    acceleration, effort,
+    torque, current, force,
+    gpio, unknown kinds)
+    `nan_means_no_command`       NaN (the hardware's own "nothing new")
 
-A controller's reference interface follows the same rule, so a chained follower whose
-predecessor failed stops too. NaN means "no command": the command guard turns it into the
-hold value before write(), so it never reaches the hardware.
+A hardware component declares a hold of its own with `CommandInterface(..., hold=value)`.
+Only `nan_means_no_command` interfaces ever hold NaN. This module never imports rclpy.
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from py_controllers.hardware_interface.types import (
-    HW_IF_ACCELERATION,
-    HW_IF_EFFORT,
-    HW_IF_POSITION,
-    HW_IF_VELOCITY,
-)
+from py_controllers.hardware_interface.types import HW_IF_POSITION
 
-#: Command interfaces whose hold is 0.
-STOP_ON_RELEASE = frozenset((HW_IF_VELOCITY, HW_IF_EFFORT, HW_IF_ACCELERATION))
+#: Interface kinds that hold where they are measured; every other kind holds 0.
+POSITION_LIKE = frozenset((HW_IF_POSITION,))
 
 
-def _finite(value: Any) -> bool:
-    return type(value) in (float, int) and math.isfinite(value)
+def as_finite_float(value: Any) -> float | None:
+    """`value` as a Python float when it is a finite real number (int, bool, float, numpy
+    scalar), else None. Never raises: a huge int that overflows a float is None."""
+    if type(value) is float:
+        return value if value - value == 0.0 else None
+    if not isinstance(value, numbers.Real):
+        return None
+    try:
+        converted = float(value)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return converted if converted - converted == 0.0 else None
 
 
-def hold_value(command: Any, states: Mapping[str, Any]) -> float:
-    """The value `command` (a CommandInterface) holds when released; `states` maps state
-    interface names to handles (a measured position is read from there)."""
-    kind = command.interface_name
-    if getattr(command, 'nan_means_no_command', False):
+def is_finite_number(value: Any) -> bool:
+    """True for a finite real number that converts to a finite float (see as_finite_float)."""
+    return as_finite_float(value) is not None
+
+
+def declared_hold(handle: Any) -> float | None:
+    """The hold the exporting hardware declared for `handle` (None: the table decides)."""
+    return as_finite_float(getattr(handle, 'hold', None))
+
+
+def hold_value(handle: Any, measured: Any = None, last_command: Any = None) -> float:
+    """The value command interface `handle` holds when nobody commands it; `measured` is its
+    position state's value (position-like kinds), `last_command` its last finite command."""
+    if getattr(handle, 'nan_means_no_command', False):
         return math.nan
-    if kind in STOP_ON_RELEASE:
+    declared = declared_hold(handle)
+    if handle.interface_name in POSITION_LIKE:
+        for candidate in (measured, last_command, declared):
+            value = as_finite_float(candidate)
+            if value is not None:
+                return value
         return 0.0
-    if kind == HW_IF_POSITION:
-        measured = states.get(command.name)
-        if measured is not None and _finite(measured.value):
-            return float(measured.value)
-    if _finite(command.value):
-        return float(command.value)
-    return math.nan
+    return 0.0 if declared is None else declared
+
+
+def measured_value(handle: Any, states: Mapping[str, Any]) -> Any:
+    """The measured value a position-like `handle` holds at: its state of the same name."""
+    if handle.interface_name not in POSITION_LIKE:
+        return None
+    state = states.get(handle.name)
+    return None if state is None else state.value
 
 
 def apply_holds(
     names: Iterable[str], commands: Mapping[str, Any], states: Mapping[str, Any]
 ) -> None:
-    """Set every command interface in `names` to its hold value (unknown names skipped)."""
+    """Set every command interface in `names` to its hold value (unknown names skipped); the
+    last command is the value it has now. Used for controllers' reference interfaces: a
+    chained follower of a released controller holds too."""
     for name in names:
         handle = commands.get(name)
         if handle is not None:
-            handle.value = hold_value(handle, states)
+            handle.value = hold_value(handle, measured_value(handle, states), handle.value)

@@ -204,6 +204,8 @@ class ResourceManager(HardwareIO):
     def end_transition(self, name: str) -> None:
         """The transition of `name` is over: back in the loop as its new state says."""
         managed = self.components[name]
+        # its commands are its own again until a controller claims them
+        self.command_guard.forget(h.name for h in managed.command_interfaces)
         if managed.runner is not None and not managed.runner.adopt_component_values():
             self.logger.error(
                 f"hardware '{name}': a read/write still under way after its "
@@ -409,26 +411,32 @@ class ResourceManager(HardwareIO):
             [h.name for h in managed.state_interfaces],
         )
 
+    def shutdown_component(self, managed: ManagedComponent, timeout_s: float = 5.0) -> bool:
+        """Deactivate and finalize one component (its async thread stopped, a run under way
+        waited for) within `timeout_s`; False, logged, when it failed or is stuck. The caller
+        runs each component in a thread of its own: one stuck component starves nobody."""
+        deadline = _time.monotonic() + timeout_s
+        runner = managed.runner
+        if runner is not None:
+            runner.stop()
+            if not runner.wait_idle(timeout_s):
+                self.logger.error(f"hardware '{managed.name}': read/write still under way")
+        try:
+            ok = managed.set_state(S.FINALIZED, wait_s=max(0.0, deadline - _time.monotonic()))
+        except TimeoutError:
+            self.logger.error(
+                f"hardware '{managed.name}' is still in a transition after {timeout_s:.1f} s"
+                ' (stuck): not shut down'
+            )
+            return False
+        return bool(ok)
+
     def shutdown(self, timeout_s: float = 5.0) -> None:
-        """Deactivate and finalize every component (best effort, logs failures). Async
-        threads are stopped; a run or a lifecycle transition still under way is waited for,
-        at most `timeout_s` for all components together; a component whose transition is
-        still under way then is logged as stuck and left alone."""
+        """Deactivate and finalize every component, one after the other (best effort, logs
+        failures); the manager's way out uses `shutdown_component` per component instead."""
         deadline = _time.monotonic() + timeout_s
         for managed in self.components.values():
-            if managed.runner is not None:
-                managed.runner.stop()
-        for managed in self.components.values():
-            runner = managed.runner
-            if runner is not None and not runner.wait_idle(deadline - _time.monotonic()):
-                self.logger.error(f"hardware '{managed.name}': read/write still under way")
-            try:
-                managed.set_state(S.FINALIZED, wait_s=max(0.0, deadline - _time.monotonic()))
-            except TimeoutError:
-                self.logger.error(
-                    f"hardware '{managed.name}' is still in a transition after {timeout_s:.1f} s"
-                    ' (stuck): not shut down'
-                )
+            self.shutdown_component(managed, max(0.0, deadline - _time.monotonic()))
         self._refresh_loop_lists()
 
 

@@ -136,7 +136,7 @@ def test_the_final_write_reaches_an_async_component_with_the_hold_values(harness
         node.shutdown()
     value, thread, _ = slow.written[-1]
     assert value == 0.0  # velocity holds at 0 once its controller is deactivated
-    assert thread == 'final_write'  # the shutdown's bounded final write, not the async thread
+    assert thread == 'final_write:Slow'  # the shutdown's bounded final write, not the async thread
 
 
 def test_an_async_component_active_again_gets_the_hold_not_the_last_command(harness):

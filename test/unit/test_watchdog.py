@@ -12,9 +12,10 @@ class Loop:
     period_ns = 10 * MS
     running = True
     thread_ident = None
+    waiting_for_lock = False
 
     def __init__(self) -> None:
-        self.last_cycle_ns = 0
+        self.last_cycle_ns = 1  # its first cycle ended (0: not cycling yet)
 
 
 def watchdog(loop):

@@ -81,9 +81,9 @@ class AdmittanceController(ChainableControllerInterface):
         #: Links the kinematics know (set at configure): frames must be among them.
         self._chain_links: frozenset[str] = frozenset()
         #: The newest valid ~/joint_references; None after activation.
-        self.reference_box: RealtimeBox[_Reference | None] = RealtimeBox(None)
+        self.reference_box: RealtimeBox[_Reference | None] = self.topic_reference_box()
         #: The newest ~/wrench_reference as six floats; None after activation.
-        self.wrench_reference_box: RealtimeBox[np.ndarray | None] = RealtimeBox(None)
+        self.wrench_reference_box: RealtimeBox[np.ndarray | None] = self.topic_reference_box()
         return CallbackReturn.SUCCESS
 
     def _parameters_problem(self, p: Any) -> str:

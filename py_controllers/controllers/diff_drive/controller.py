@@ -89,7 +89,7 @@ class DiffDriveController(ChainableControllerInterface):
             consistency=_limits_problem,
         )
         # (linear, angular, stamp_ns) or None; written by the subscriber
-        self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
+        self._cmd: RealtimeBox[tuple[float, float, int] | None] = self.topic_reference_box()
         #: (x, y, yaw) requests of ~/set_odometry; the loop applies each one once
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
         self._stamp_check = TwistStampCheck('cmd_vel', 'cmd_vel_timeout')

@@ -3,12 +3,17 @@
 It writes `value` to its `command_interfaces` every update. A `std_msgs/UInt8` on
 `~/fault` makes its next update() fail: 1 raises an exception, 2 returns ERROR, 3 returns
 something that is not a ReturnType, 4 raises SystemExit (which escapes every containment
-and ends the control loop: the manager must then stop the robot and exit non-zero).
+and ends the control loop: the manager must then stop the robot and exit non-zero), 5
+runs a catastrophic regular expression that holds the interpreter lock for minutes (no
+Python thread runs meanwhile: only the GIL-free backstop can end the process).
+`activate_delay_s` makes on_activate take that long (a slow activation).
 Our fault suite and tests use it to inject controller faults over ROS; so can yours.
 """
 
 from __future__ import annotations
 
+import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +28,10 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
-RAISE, ERROR, NONSENSE, EXIT = 1, 2, 3, 4
+RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL = 1, 2, 3, 4, 5
+# backtracking over 2**40 ways to split the a's: C code that never releases the GIL
+_CATASTROPHIC = re.compile(r'(a+)+$')
+_NO_MATCH = 'a' * 40 + 'b'
 
 
 class InjectedControllerFault(RuntimeError):  # noqa: N818 - named for what it is in a log
@@ -47,13 +55,14 @@ class FaultInjectionController(ControllerInterface):
         if params is None:
             return CallbackReturn.ERROR
         self.names, self.value = list(params.command_interfaces), float(params.value)
+        self.activate_delay_s = float(params.activate_delay_s)
         self.get_node().create_subscription(UInt8, '~/fault', self._on_fault, 10)
         return CallbackReturn.SUCCESS
 
     def _on_fault(self, msg: UInt8) -> None:
-        if msg.data not in (RAISE, ERROR, NONSENSE, EXIT):
+        if msg.data not in (RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL):
             self.get_node().get_logger().error(
-                f'unknown fault code {msg.data}: 1 to 4', throttle_duration_sec=1.0
+                f'unknown fault code {msg.data}: 1 to 5', throttle_duration_sec=1.0
             )
             return
         self._fault.set(msg.data)
@@ -63,6 +72,8 @@ class FaultInjectionController(ControllerInterface):
 
     def on_activate(self, previous_state: Any) -> CallbackReturn:
         self._fault.set(0)
+        if self.activate_delay_s > 0.0:
+            time.sleep(self.activate_delay_s)  # a slow activation, on purpose
         return CallbackReturn.SUCCESS
 
     def update(self, time: Any, period: Any) -> Any:
@@ -76,4 +87,6 @@ class FaultInjectionController(ControllerInterface):
             raise InjectedControllerFault('update() raised on purpose')
         if fault == EXIT:
             raise SystemExit('update() exits on purpose')
+        if fault == HOLD_GIL:
+            _CATASTROPHIC.match(_NO_MATCH)
         return ReturnType.ERROR if fault == ERROR else 'not a return type'

@@ -103,7 +103,7 @@ class MecanumDriveController(ChainableControllerInterface):
             consistency=_limits_problem,
         )
         # (vx, vy, wz, stamp_ns) or None (no reference); written by the subscriber
-        self._ref: RealtimeBox[tuple[float, float, float, int] | None] = RealtimeBox(None)
+        self._ref: RealtimeBox[tuple[float, float, float, int] | None] = self.topic_reference_box()
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
         self._stamp_check = TwistStampCheck('reference', 'reference_timeout')
         return CallbackReturn.SUCCESS

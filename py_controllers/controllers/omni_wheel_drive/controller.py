@@ -61,7 +61,7 @@ class OmniWheelDriveController(ChainableControllerInterface):
             self.SCHEMA,
         )
         # (vx, vy, wz, stamp_ns) or None; written by the subscriber
-        self._cmd: RealtimeBox[tuple[float, float, float, int] | None] = RealtimeBox(None)
+        self._cmd: RealtimeBox[tuple[float, float, float, int] | None] = self.topic_reference_box()
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
         self._stamp_check = TwistStampCheck('cmd_vel', 'cmd_vel_timeout')
         return CallbackReturn.SUCCESS

@@ -106,7 +106,7 @@ class PidController(ChainableControllerInterface):
         self.dofs: list[DofPid] = []
         self._params: Any = None
         #: The newest valid ~/reference, (values, values_dot) in dof order; None after activation.
-        self.reference_box: RealtimeBox[_Values | None] = RealtimeBox(None)
+        self.reference_box: RealtimeBox[_Values | None] = self.topic_reference_box()
         #: The newest valid ~/measured_state (with use_external_measured_states), like above.
         self.measured_state_box: RealtimeBox[_Values | None] = RealtimeBox(None)
         #: The jazzy feed-forward switch (service / enable_feedforward); read by the loop.

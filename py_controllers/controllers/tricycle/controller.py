@@ -91,6 +91,7 @@ class TricycleController(ControllerInterface):
         self._cmd: RealtimeBox[tuple[float, float, int] | None] = RealtimeBox(None)
         self.reset_requests: RequestHandoff[bool] = RequestHandoff()
         self._stamp_check = TwistStampCheck('cmd_vel', 'cmd_vel_timeout')
+        self.odometry: PlanarOdometry | None = None  # made by on_configure
         return CallbackReturn.SUCCESS
 
     # --- configuration ----------------------------------------------------------------
@@ -171,11 +172,12 @@ class TricycleController(ControllerInterface):
         return CallbackReturn.SUCCESS
 
     def on_cleanup(self, previous_state: Any) -> CallbackReturn:
-        self.odometry.reset()
+        self.odometry = None
         return CallbackReturn.SUCCESS
 
     def on_error(self, previous_state: Any) -> CallbackReturn:
-        self.odometry.reset()
+        """Also after a configure that failed before the odometry was made."""
+        self.odometry = None
         return CallbackReturn.SUCCESS
 
     # --- the loop --------------------------------------------------------------------
