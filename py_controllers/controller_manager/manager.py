@@ -144,11 +144,17 @@ class ControllerManager:
 
     def resolve_command_interfaces(self, spec: ControllerSpec) -> list[str]:
         """The command interface names `spec` asks for; raises ControllerCodeError."""
-        return self._resolve(self._configuration(spec, 'command'), self.rm.command_interfaces)
+        return self._resolve(
+            self._configuration(spec, 'command'),
+            self.rm.command_interfaces,
+            self.rm.is_command_available,
+        )
 
     def resolve_state_interfaces(self, spec: ControllerSpec) -> list[str]:
         """The state interface names `spec` asks for; raises ControllerCodeError."""
-        return self._resolve(self._configuration(spec, 'state'), self.rm.state_interfaces)
+        return self._resolve(
+            self._configuration(spec, 'state'), self.rm.state_interfaces, self.rm.is_state_available
+        )
 
     @staticmethod
     def _configuration(spec: ControllerSpec, kind: str) -> InterfaceConfiguration:
@@ -167,17 +173,22 @@ class ControllerManager:
         return config
 
     @staticmethod
-    def _resolve(config: InterfaceConfiguration, table: dict[str, Any]) -> list[str]:
+    def _resolve(
+        config: InterfaceConfiguration, table: dict[str, Any], available: Callable[[str], bool]
+    ) -> list[str]:
+        """The names `config` asks for. ALL, INDIVIDUAL_BEST_EFFORT and REGEX take what is
+        available now, as upstream (a component not yet configured is left out, so a joint
+        state broadcaster over ALL comes up beside it); INDIVIDUAL names stay as given."""
         kind = config.type
         if kind == InterfaceConfigurationType.NONE:
             return []
         if kind == InterfaceConfigurationType.ALL:
-            return list(table)
+            return [n for n in table if available(n)]
         if kind == InterfaceConfigurationType.INDIVIDUAL_BEST_EFFORT:
-            return [n for n in config.names if n in table]
+            return [n for n in config.names if n in table and available(n)]
         if kind == InterfaceConfigurationType.REGEX:
             patterns = [re.compile(p) for p in config.names]
-            return [n for n in table if any(p.fullmatch(n) for p in patterns)]
+            return [n for n in table if available(n) and any(p.fullmatch(n) for p in patterns)]
         return list(config.names)
 
     def required_interfaces(self, spec: ControllerSpec) -> tuple[list[str], list[str]]:
@@ -194,10 +205,10 @@ class ControllerManager:
                 self.log('error', str(exc))
             return [], []
         return (
-            self._resolve(cmd, self.rm.command_interfaces)
+            self._resolve(cmd, self.rm.command_interfaces, self.rm.is_command_available)
             if cmd.type != InterfaceConfigurationType.INDIVIDUAL
             else list(cmd.names),
-            self._resolve(state, self.rm.state_interfaces)
+            self._resolve(state, self.rm.state_interfaces, self.rm.is_state_available)
             if state.type != InterfaceConfigurationType.INDIVIDUAL
             else list(state.names),
         )

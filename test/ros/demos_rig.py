@@ -98,8 +98,8 @@ class DemoLaunch:
     def spawn(self, *args: str, namespace: str = '', ros_args: list[str] | None = None) -> str:
         """`spawner <args>` (in `namespace`); asserts exit status 0, returns its output."""
         extra = list(ros_args or [])
-        if namespace:
-            extra += ['-r', f'__ns:={namespace}']
+        if namespace:  # launch_ros makes a Node's namespace absolute
+            extra += ['-r', f'__ns:=/{namespace.lstrip("/")}']
         tool_args = [*args, '--controller-manager-timeout', '30']
         if extra:
             tool_args += ['--ros-args', *extra]
