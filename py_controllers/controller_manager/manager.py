@@ -42,6 +42,7 @@ from py_controllers.controller_manager.chaining import (
     update_chained_modes,
     update_order,
 )
+from py_controllers.controller_manager.component_nodes import ComponentNodes
 from py_controllers.controller_manager.controller_loading import ControllerLoading
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.controller_manager.loop_time import LoopDuration
@@ -106,10 +107,11 @@ class ControllerManager:
         self.deferred = DeferredCalls(logger=self.logger)
         self.rm.log_rt = self.deferred.log
         self.rm.async_time = self._async_time
+        self._add_node = add_node or (lambda n: None)
+        self._remove_node = remove_node or (lambda n: None)
+        self.rm.component_nodes = ComponentNodes(node, self._add_node, self._remove_node)
         self.supervisor = Supervisor(self)
-        self.loading = ControllerLoading(
-            self, add_node or (lambda n: None), remove_node or (lambda n: None)
-        )
+        self.loading = ControllerLoading(self, self._add_node, self._remove_node)
 
     # --- loading (controller_loading.py) ---------------------------------------------------
     def load_controller(self, name: str, type_name: str | None = None) -> tuple[bool, str]:
@@ -452,11 +454,14 @@ class ControllerManager:
         return self.supervisor.request_hardware_state(component, target).result(timeout_s)
 
     def shutdown(self, stop_loop: Callable[[], None] | None = None) -> None:
-        """Deactivate controllers, stop the loop, final write, unload, hardware shut down."""
+        """Deactivate controllers, stop the loop, final write, unload, hardware shut down;
+        then the components' own nodes go."""
         self.supervisor.shutdown(stop_loop)
+        self.rm.component_nodes.close()
 
     def reset_hardware(self) -> None:
         """Forget every hardware component (a robot description that failed to load)."""
+        self.rm.component_nodes.close()
         self.rm = ResourceManager(
             update_rate=self.update_rate,
             allow_inactive_hardware_commands=self.rm.allow_inactive_hardware_commands,
@@ -464,6 +469,7 @@ class ControllerManager:
         )
         self.rm.log_rt = self.deferred.log
         self.rm.async_time = self._async_time
+        self.rm.component_nodes = ComponentNodes(self.node, self._add_node, self._remove_node)
 
     def _async_time(self, period_ns: int) -> tuple[Any, Duration]:
         """(now, period) for a detached async hardware component's run."""
