@@ -268,3 +268,43 @@ def test_example_12_chained_passthrough_controllers():
         assert demo.ros.spin_until(moved, timeout_s=40.0), demo.manager_output()
         assert_slowdown_law(states[start:], ['joint2'], 0.4, 100.0)
         assert position_of(states[-1], 'joint1') < 0.3  # on its way from 0.3 down to -0.4
+
+
+def test_example_9_rrbot_without_gazebo_at_1khz():
+    ex = example(9)
+    controllers = ex / 'config' / 'rrbot_controllers.yaml'
+    with DemoLaunch('demo_example_9') as demo:
+        demo.start_manager([controllers])
+        demo.publish_description(expand_xacro(ex / 'urdf' / 'rrbot.urdf.xacro'))
+        demo.spawn(
+            'joint_state_broadcaster',
+            'forward_position_controller',
+            '--param-file',
+            str(controllers),
+        )
+        demo.assert_states(['forward_position_controller', 'joint_state_broadcaster'])
+        demo.wait_for_joints(['joint1', 'joint2'])
+        states = demo.joint_states()
+        send = forward(demo, 'forward_position_controller', [0.5, -0.5])
+        start = len(states)
+
+        def arrived():
+            send()
+            return bool(states) and abs(position_of(states[-1], 'joint1') - 0.5) < 1e-3
+
+        assert demo.ros.spin_until(arrived, timeout_s=30.0), demo.manager_output()
+        assert_slowdown_law(states[start:], ['joint1'], 0.5, 100.0)
+        assert_slowdown_law(states[start:], ['joint2'], -0.5, 100.0)
+
+
+def test_example_9_gazebo_hardware_is_refused_pointing_to_mujoco():
+    ex = example(9)
+    controllers = ex / 'config' / 'rrbot_controllers.yaml'
+    with DemoLaunch('demo_example_9_gazebo') as demo:
+        manager = demo.start_manager([controllers])
+        demo.publish_description(expand_xacro(ex / 'urdf' / 'rrbot.urdf.xacro', use_gazebo='true'))
+        refusal = 'gz_ros2_control/GazeboSimSystem is not available in py_controllers'
+        assert demo.ros.spin_until(lambda: refusal in manager.output(), timeout_s=30.0)
+        line = next(x for x in manager.output().splitlines() if refusal in x)
+        assert 'py_controllers/MujocoSystem' in line and 'docs/mujoco.md' in line
+        assert 'invalid robot description' in manager.output()
