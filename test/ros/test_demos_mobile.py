@@ -5,6 +5,7 @@ controllers' kinematics give."""
 import math
 
 from demos_rig import DemoLaunch, example, expand_xacro
+from control_msgs.msg import MultiDOFStateStamped
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
@@ -169,4 +170,12 @@ def test_example_16_diffbot_with_chained_pid_controllers():
                 for j in ('left_wheel_joint', 'right_wheel_joint')
             )
 
+        left = demo.ros.subscribe(
+            MultiDOFStateStamped, '/pid_controller_left_wheel_joint/controller_state'
+        )
         drive_until(demo, '/cmd_vel', twist(0.1, 0.0), converged, timeout_s=60.0)
+        # what the PID sends the hardware: 1 / 0.8 of what the wheel then turns at
+        assert demo.ros.spin_for_messages(left, 2)
+        dof = left[-1].dof_states[0]
+        assert abs(dof.reference - wheel) < 1e-9
+        assert abs(dof.output - wheel / 0.8) < 0.02 * wheel

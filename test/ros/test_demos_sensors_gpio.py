@@ -10,13 +10,21 @@ from geometry_msgs.msg import WrenchStamped
 from ros2_control_demos_py.common import MinstdRand, uniform_from_time
 
 
-def assert_upstream_readings(values, stamp_sec, upper=5.0):
-    """Each value is upstream's reading of its interface index for the second of the stamp
-    (or the one before or after it: the read and the stamp may straddle a second)."""
+def seconds_read(stamp):
+    """The seconds `time(NULL)` may have given in the cycle stamped `stamp`: its own, and the
+    neighbouring one when the stamp is within 0.1 s of the turn of a second."""
+    seconds = {stamp.sec}
+    if stamp.nanosec < 100_000_000:
+        seconds.add(stamp.sec - 1)
+    if stamp.nanosec > 900_000_000:
+        seconds.add(stamp.sec + 1)
+    return seconds
+
+
+def assert_upstream_readings(values, stamp, upper=5.0):
+    """Each value is upstream's reading of its interface index for the second it was read."""
     for index, value in enumerate(values):
-        candidates = {
-            uniform_from_time(index, upper, s) for s in (stamp_sec - 1, stamp_sec, stamp_sec + 1)
-        }
+        candidates = {uniform_from_time(index, upper, s) for s in seconds_read(stamp)}
         assert value in candidates, (index, value, candidates)
         assert 0.0 <= value < upper
 
@@ -56,7 +64,7 @@ def test_example_4_rrbot_with_sensor():
         assert msg.header.frame_id == 'tool_link'
         f, t = msg.wrench.force, msg.wrench.torque
         # force.x is the sensor's first interface, torque.z its second; the rest are not there
-        assert_upstream_readings([f.x, t.z], msg.header.stamp.sec)
+        assert_upstream_readings([f.x, t.z], msg.header.stamp)
         assert all(math.isnan(v) for v in (f.y, f.z, t.x, t.y))
         assert 'Reading states from sensors:' in manager.output()
         assert "for sensor 'tcp_fts_sensor/torque.z'" in manager.output()
@@ -93,7 +101,7 @@ def test_example_5_external_sensor():
         assert demo.ros.spin_for_messages(wrenches, 3)
         msg = wrenches[-1]
         assert msg.header.frame_id == 'tool_link'
-        assert_upstream_readings(wrench_values(msg), msg.header.stamp.sec)
+        assert_upstream_readings(wrench_values(msg), msg.header.stamp)
         # six interfaces seeded apart: six different readings
         assert len(set(wrench_values(msg))) == 6
 
@@ -139,9 +147,8 @@ def test_example_10_gpio():
         assert first['flange_vacuum/vacuum'] == 0.0
         assert first['flange_analog_IOs/analog_output1'] == 0.0
         # the analog inputs: the first draw of minstd_rand seeded with the second + 1 and + 2
-        sec = gpio_states[-1].header.stamp.sec
         for k in (1, 2):
-            drawn = {float(MinstdRand(s + k)()) for s in (sec - 1, sec, sec + 1)}
+            drawn = {float(MinstdRand(s + k)()) for s in seconds_read(gpio_states[-1].header.stamp)}
             assert first[f'flange_analog_IOs/analog_input{k}'] in drawn
 
         command = DynamicInterfaceGroupValues(
