@@ -148,6 +148,11 @@ def test_example_3_multi_interface_rrbot():
         ):
             ok, message = demo.ros.manager().switch_controllers(start, stop)
             assert not ok and 'refused the command mode switch' in message, (start, stop, message)
+        # refused by the hardware's rules, each time (not by an error in it)
+        assert demo.ros.spin_until(
+            lambda: manager.output().count('prepare_command_mode_switch refused') >= 3
+        ), manager.output()
+        assert 'prepare_command_mode_switch raised' not in manager.output()
         demo.assert_states(['forward_velocity_controller'], 'active')
 
         # velocity -> position in one switch: the joints stop and go to the position (the
