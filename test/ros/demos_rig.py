@@ -143,16 +143,20 @@ class DemoLaunch:
         )
         return received[-1]
 
-    def close(self) -> None:
-        for manager in reversed(self.managers):
-            manager.stop()
+    def close(self) -> list[int]:
+        """Ctrl-C to every manager (the last started first); their exit codes."""
+        codes = [manager.stop() for manager in reversed(self.managers)]
         self.ros.close()
+        return codes
 
     def __enter__(self) -> DemoLaunch:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
-        self.close()
+    def __exit__(self, exc_type: Any, *exc: Any) -> None:
+        codes = self.close()
+        # the launch tests' post-shutdown check: every process exited normally
+        if exc_type is None:
+            assert codes == [0] * len(codes), f'exit codes {codes}\n{self.manager_output()}'
 
 
 def position_of(msg: JointState, joint: str) -> float:
