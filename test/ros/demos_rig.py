@@ -10,6 +10,7 @@ examples' files are our fixtures in the same layout (test/fixtures/ros2_control_
 
 from __future__ import annotations
 
+import itertools
 import math
 import subprocess
 from pathlib import Path
@@ -169,6 +170,22 @@ def steps_between(before: float, after: float, target: float, factor: float) -> 
     `after` (a whole number when the law holds): log((target - after) / (target - before))
     / log(factor)."""
     return math.log((target - after) / (target - before)) / math.log(factor)
+
+
+def assert_slowdown_law(messages, joints, target, slowdown):
+    """Between two /joint_states messages each joint went a whole number of steps of
+    `x <- x + (target - x) / slowdown` (messages may skip cycles, never split one)."""
+    factor = 1.0 - 1.0 / slowdown
+    checked = 0
+    for before, after in itertools.pairwise(messages):
+        for joint in joints:
+            a, b = position_of(before, joint), position_of(after, joint)
+            if abs(target - a) < 1e-6 or a == b:
+                continue
+            steps = steps_between(a, b, target, factor)
+            assert abs(steps - round(steps)) < 1e-6 and round(steps) >= 1, (joint, a, b, steps)
+            checked += 1
+    assert checked >= 5, f'too few moving samples: {checked}'
 
 
 def run_script(name: str, *args: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:

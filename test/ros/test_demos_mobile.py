@@ -4,8 +4,8 @@ controllers' kinematics give."""
 
 import math
 
-from demos_rig import DemoLaunch, example, expand_xacro
 from control_msgs.msg import MultiDOFStateStamped
+from demos_rig import DemoLaunch, example, expand_xacro
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage

@@ -6,30 +6,14 @@ import itertools
 
 from demos_rig import (
     DemoLaunch,
+    assert_slowdown_law,
     example,
     expand_xacro,
     node_parameters,
     position_of,
-    steps_between,
     substituted,
 )
 from std_msgs.msg import Float64MultiArray
-
-
-def assert_slowdown_law(messages, joints, target, slowdown):
-    """Between two /joint_states messages each joint went a whole number of steps of
-    `x <- x + (target - x) / slowdown` (messages may skip cycles, never split one)."""
-    factor = 1.0 - 1.0 / slowdown
-    checked = 0
-    for before, after in itertools.pairwise(messages):
-        for joint in joints:
-            a, b = position_of(before, joint), position_of(after, joint)
-            if abs(target - a) < 1e-6 or a == b:
-                continue
-            steps = steps_between(a, b, target, factor)
-            assert abs(steps - round(steps)) < 1e-6 and round(steps) >= 1, (joint, a, b, steps)
-            checked += 1
-    assert checked >= 5, f'too few moving samples: {checked}'
 
 
 def test_example_1_position_only_rrbot(tmp_path):
