@@ -109,6 +109,14 @@ class DemoLaunch:
         assert result.returncode == 0, f'spawner {args}: {output}\n{self.manager_output()}'
         return output
 
+    def wait_logged(self, manager: ManagerProcess, *texts: str, timeout_s: float = 20.0) -> None:
+        """Until `manager` has printed every one of `texts` (its output reaches the file in
+        blocks: a line may come a while after the event)."""
+        out = manager.output
+        assert self.ros.spin_until(lambda: all(t in out() for t in texts), timeout_s), (
+            f'not logged: {[t for t in texts if t not in out()]}\n{out()}'
+        )
+
     def manager_output(self) -> str:
         return '\n'.join(m.output() for m in self.managers)
 

@@ -41,7 +41,7 @@ def test_example_7_r6bot_follows_the_reference_trajectory(tmp_path):
                 lambda: 'Trajectory execution complete.' in manager.output(), timeout_s=40.0
             ), sender._logged() + manager.output()
             assert 'Publishing trajectory with length 200' in sender._logged()
-        assert 'Received new trajectory.' in manager.output()
+        demo.wait_logged(manager, 'Received new trajectory.')
         # the hardware integrated the commanded velocities: the arm moved, and the last
         # command (the last point, velocities 0) leaves it at rest
         moved = max(abs(p) for msg in states for p in msg.position)

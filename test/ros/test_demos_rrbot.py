@@ -35,7 +35,7 @@ def test_example_1_position_only_rrbot(tmp_path):
         )
         demo.assert_states(['forward_position_controller', 'joint_state_broadcaster'])
         demo.wait_for_joints(['joint1', 'joint2'])
-        assert 'Robot hardware_component update_rate is 10Hz' in manager.output()
+        demo.wait_logged(manager, 'Robot hardware_component update_rate is 10Hz')
 
         # movement (ros2_control_demo_test_utils' test_forward_command): 0.5 on both joints
         states = demo.joint_states()
@@ -52,7 +52,7 @@ def test_example_1_position_only_rrbot(tmp_path):
 
         assert demo.ros.spin_until(moved, timeout_s=30.0), demo.manager_output()
         assert_slowdown_law(states[start:], ['joint1', 'joint2'], 0.5, 100.0)
-        assert 'Writing commands:\n\t0.50 for joint ' in manager.output()
+        demo.wait_logged(manager, 'Writing commands:\n\t0.50 for joint ')
 
         # `ros2 control load_controller --set-state inactive` then `switch_controllers`
         demo.spawn(
@@ -159,7 +159,8 @@ def test_example_3_multi_interface_rrbot():
         path = [position_of(m, 'joint1') for m in states[start:]]
         assert all(b >= a for a, b in itertools.pairwise(path)), path  # straight there
         assert all(list(m.velocity) == [0.0, 0.0] for m in states[start + 1 :])
-        assert 'control lvl: 1' in manager.output()
+        # write()'s line, every 0.5 s
+        demo.wait_logged(manager, 'control lvl: 1')
 
 
 def test_example_6_modular_actuators():
@@ -177,6 +178,7 @@ def test_example_6_modular_actuators():
         demo.assert_states(['joint_state_broadcaster', 'forward_position_controller'])
         demo.wait_for_joints(['joint1', 'joint2'])
         # two components, each waited 2 s in on_configure and 2 s in on_activate
+        demo.wait_logged(manager, 'Successfully activated!')
         out = manager.output()
         assert out.count('2.0 seconds left...') == 4 and out.count('1.0 seconds left...') == 4, out
         assert out.count('Successfully activated!') == 2
@@ -194,7 +196,7 @@ def test_example_6_modular_actuators():
         moving = states[start:]
         assert_slowdown_law(moving, ['joint1'], 0.5, 2.0)
         assert_slowdown_law(moving, ['joint2'], 0.25, 2.0)
-        assert "Writing commands:\n\t0.50 for joint 'joint1/position'" in manager.output()
+        demo.wait_logged(manager, "Writing commands:\n\t0.50 for joint 'joint1/position'")
 
 
 def test_example_12_chained_passthrough_controllers():
@@ -294,6 +296,6 @@ def test_example_9_gazebo_hardware_is_refused_pointing_to_mujoco():
         demo.publish_description(expand_xacro(ex / 'urdf' / 'rrbot.urdf.xacro', use_gazebo='true'))
         refusal = 'gz_ros2_control/GazeboSimSystem is not available in py_controllers'
         assert demo.ros.spin_until(lambda: refusal in manager.output(), timeout_s=30.0)
+        demo.wait_logged(manager, 'invalid robot description')
         line = next(x for x in manager.output().splitlines() if refusal in x)
         assert 'py_controllers/MujocoSystem' in line and 'docs/mujoco.md' in line
-        assert 'invalid robot description' in manager.output()

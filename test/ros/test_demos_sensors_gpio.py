@@ -66,8 +66,9 @@ def test_example_4_rrbot_with_sensor():
         # force.x is the sensor's first interface, torque.z its second; the rest are not there
         assert_upstream_readings([f.x, t.z], msg.header.stamp)
         assert all(math.isnan(v) for v in (f.y, f.z, t.x, t.y))
-        assert 'Reading states from sensors:' in manager.output()
-        assert "for sensor 'tcp_fts_sensor/torque.z'" in manager.output()
+        demo.wait_logged(
+            manager, 'Reading states from sensors:', "for sensor 'tcp_fts_sensor/torque.z'"
+        )
 
 
 def test_example_5_external_sensor():

@@ -43,10 +43,12 @@ def test_example_14_actuators_and_sensors_over_sockets():
         )
         demo.assert_states(['forward_velocity_controller', 'joint_state_broadcaster'])
         demo.wait_for_joints(['joint1', 'joint2'])
-        out = manager.output()
-        assert f'Successfully connected to port {port1}.' in out
-        assert f'Successfully connected to port {port2}.' in out
-        assert out.count('Accepting on socket.') == 2
+        demo.wait_logged(
+            manager,
+            f'Successfully connected to port {port1}.',
+            f'Successfully connected to port {port2}.',
+        )
+        assert demo.ros.spin_until(lambda: manager.output().count('Accepting on socket.') == 2)
 
         # 0.5 and -0.5 rad/s sent over the sockets; each sensor integrates what it receives / 50
         states = demo.joint_states()
@@ -60,9 +62,12 @@ def test_example_14_actuators_and_sensors_over_sockets():
             return len(states) > start + 5 and position_of(states[-1], 'joint1') > 0.005
 
         assert demo.ros.spin_until(moved, timeout_s=30.0), demo.manager_output()
-        assert 'Sending data command: 0.5\n' in manager.output()
-        assert 'Got measured velocity 0.50' in manager.output()
-        assert 'Got measured velocity -0.50' in manager.output()
+        demo.wait_logged(
+            manager,
+            'Sending data command: 0.5\n',
+            'Got measured velocity 0.50',
+            'Got measured velocity -0.50',
+        )
         first = next(m for m in states[start:] if position_of(m, 'joint1') > 0.0)
         seen = len(states)
         assert demo.ros.spin_until(

@@ -27,7 +27,7 @@ def test_example_17_hardware_diagnostics_and_status(tmp_path):
         )
         demo.assert_states(['forward_position_controller', 'joint_state_broadcaster'])
         demo.wait_for_joints(['joint1', 'joint2'])
-        assert 'Configuring hardware status message for RRBot.' in manager.output()
+        demo.wait_logged(manager, 'Configuring hardware status message for RRBot.')
 
         # 1. diagnostic_updater on the component's node 'rrbot'
         def reported():

@@ -37,7 +37,4 @@ def test_example_8_transmissions():
         assert_slowdown_law(states[start:], ['joint1', 'joint2'], 0.5, 50.0)
         commanded = '\n\tjoint1: 0.5 --> transmission1(R=2) --> actuator1: 1'
         geared = '\n\tjoint2: 0.5 --> transmission2(R=4) --> actuator2: 2'
-        assert demo.ros.spin_until(
-            lambda: commanded in manager.output() and geared in manager.output()
-        ), manager.output()
-        assert '<-- transmission2(R=4) <-- actuator2: ' in manager.output()
+        demo.wait_logged(manager, commanded, geared, '<-- transmission2(R=4) <-- actuator2: ')
