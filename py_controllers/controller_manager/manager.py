@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from time import monotonic_ns as _monotonic_ns
 from time import perf_counter_ns as _perf_ns
@@ -83,7 +83,10 @@ class ControllerManager:
         strict_by_default: bool = True,
         allow_inactive_hardware: bool = False,
         deactivate_on_hardware_self_deactivate: bool = True,
+        ros_args: Sequence[str] = (),
     ) -> None:
+        """`ros_args`: the manager's own ROS arguments, which its controllers' nodes get
+        (less its name, namespace and description; see `controller_node_args`)."""
         self.node = node
         self.logger = node.get_logger()
         self.update_rate = update_rate
@@ -111,7 +114,7 @@ class ControllerManager:
         self._remove_node = remove_node or (lambda n: None)
         self.rm.component_nodes = ComponentNodes(node, self._add_node, self._remove_node)
         self.supervisor = Supervisor(self)
-        self.loading = ControllerLoading(self, self._add_node, self._remove_node)
+        self.loading = ControllerLoading(self, self._add_node, self._remove_node, ros_args)
 
     # --- loading (controller_loading.py) ---------------------------------------------------
     def load_controller(self, name: str, type_name: str | None = None) -> tuple[bool, str]:
