@@ -25,10 +25,6 @@ from py_controllers.testing import ManagerProcess, RosHarness, latched_qos, run_
 
 FIXTURES = Path(__file__).resolve().parents[1] / 'fixtures' / 'ros2_control_demos'
 
-DESCRIPTION_REMAP = ['-r', '~/robot_description:=robot_description']
-"""Until the manager reads `robot_description` relative to its namespace (as upstream):
-the remap that makes ours do so. Remove when that change is in."""
-
 
 def example(number: int) -> Path:
     """The share folder of example `number` (urdf/, ros2_control/, config/)."""
@@ -89,9 +85,7 @@ class DemoLaunch:
         ros_args: list[str] | None = None,
     ) -> ManagerProcess:
         """`ros2_control_node` with these parameter files, in `namespace`."""
-        args = list(DESCRIPTION_REMAP)
-        if namespace:
-            args += ['-r', f'__ns:={namespace}']
+        args = ['-r', f'__ns:={namespace}'] if namespace else []
         manager = ManagerProcess(params_files, params=params, ros_args=args + list(ros_args or []))
         self.managers.append(manager)
         return manager

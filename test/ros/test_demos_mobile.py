@@ -37,7 +37,10 @@ def test_example_2_diffbot():
     ex = example(2)
     controllers = ex / 'config' / 'diffbot_controllers.yaml'
     with DemoLaunch('demo_example_2') as demo:
-        demo.start_manager([], params={'update_rate': 10})
+        # the launch file names the node: `-r __node:=controller_manager`
+        demo.start_manager(
+            [], params={'update_rate': 10}, ros_args=['-r', '__node:=controller_manager']
+        )
         odom = demo.ros.subscribe(Odometry, '/diffbot_base_controller/odom')
         demo.publish_description(
             expand_xacro(ex / 'urdf' / 'diffbot.urdf.xacro', use_mock_hardware='false')
@@ -85,6 +88,37 @@ def test_example_2_diffbot():
             )
 
         drive_until(demo, '/cmd_vel', twist(0.0, 0.5), turning)
+
+
+def test_example_2_diffbot_xml_launch():
+    """diffbot.launch.xml: the manager named my_ctrl_mgr, the spawners told so."""
+    ex = example(2)
+    controllers = str(ex / 'config' / 'diffbot_controllers.yaml')
+    with DemoLaunch('demo_example_2_xml') as demo:
+        demo.start_manager([], params={'update_rate': 10}, ros_args=['-r', '__node:=my_ctrl_mgr'])
+        demo.publish_description(
+            expand_xacro(ex / 'urdf' / 'diffbot.urdf.xacro', use_mock_hardware='false')
+        )
+        demo.spawn('joint_state_broadcaster', '-c', 'my_ctrl_mgr', '-p', controllers)
+        demo.spawn(
+            'diffbot_base_controller',
+            '--controller-manager',
+            'my_ctrl_mgr',
+            '--param-file',
+            controllers,
+            '--controller-ros-args',
+            '-r ~/cmd_vel:=/cmd_vel',
+        )
+        demo.assert_states(
+            ['joint_state_broadcaster', 'diffbot_base_controller'], manager='/my_ctrl_mgr'
+        )
+        states = demo.joint_states()
+        demo.wait_for_joints(['left_wheel_joint', 'right_wheel_joint'])
+
+        def cruising():
+            return abs(velocity_of(states[-1], 'left_wheel_joint') - 0.1 / 0.015) < 1e-9
+
+        drive_until(demo, '/cmd_vel', twist(0.1, 0.0), cruising)
 
 
 def run_example_11(remap):

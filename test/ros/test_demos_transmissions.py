@@ -2,11 +2,8 @@
 actuators through simple transmissions (2:1 and 4:1), the actuators move, and the joints
 report what the transmissions map back."""
 
-import pytest
 from demos_rig import DemoLaunch, assert_slowdown_law, example, expand_xacro
 from std_msgs.msg import Float64MultiArray
-
-pytest.importorskip('py_controllers.transmission_interface')  # another branch brings it
 
 NAME = 'rrbot_transmissions_system_position_only'
 

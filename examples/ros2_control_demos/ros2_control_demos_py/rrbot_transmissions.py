@@ -4,8 +4,7 @@ commands to actuator commands, the actuators move a `1 / actuator_slowdown` shar
 each write(), and read() maps the actuator positions back to the joints.
 
 `<hardware>` parameter (required): `actuator_slowdown` (not 0). Every transmission joint
-has exactly one `position` state and command interface. Needs
-`py_controllers.transmission_interface` (on_init says so when it is missing).
+has exactly one `position` state and command interface.
 """
 
 from __future__ import annotations
@@ -16,6 +15,12 @@ from typing import Any
 
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import CallbackReturn, ReturnType
+from py_controllers.transmission_interface import (
+    ActuatorHandle,
+    JointHandle,
+    SimpleTransmissionLoader,
+    TransmissionError,
+)
 from ros2_control_demos_py.common import Throttle, log_throttled, logger_of, read_numbers
 
 SIMPLE = 'transmission_interface/SimpleTransmission'
@@ -54,19 +59,6 @@ class RRBotTransmissionsSystemPositionOnlyHardware(SystemInterface):
         log = logger_of(self)
         log.info('Initializing...')
         if super().on_init(info) != CallbackReturn.SUCCESS:
-            return CallbackReturn.ERROR
-        try:
-            from py_controllers.transmission_interface import (
-                ActuatorHandle,
-                JointHandle,
-                SimpleTransmissionLoader,
-                TransmissionError,
-            )
-        except ImportError:
-            log.fatal(
-                'RRBotTransmissionsSystemPositionOnlyHardware needs '
-                'py_controllers.transmission_interface, which this installation lacks'
-            )
             return CallbackReturn.ERROR
         values = read_numbers(self, ['actuator_slowdown'])
         if values is None:
