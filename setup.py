@@ -134,7 +134,14 @@ setup(
         share('config', '*.*'),
         share('config/mujoco', '*.*'),
     ],
-    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
+    install_requires=[
+        'setuptools',
+        'numpy',
+        'PyYAML',
+        'pyserial',
+        'dynamixel-sdk',
+        'feetech-servo-sdk',
+    ],
     extras_require={
         'test': ['pytest', 'ruff', 'mypy', 'matplotlib'],
         'mujoco': ['mujoco'],
@@ -179,6 +186,12 @@ setup(
             'mujoco_ros2_control/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
             'topic_based_ros2_control/TopicBasedSystem = '
             'py_controllers.hardware.topic_based_system:TopicBasedSystem',
+            'py_controllers/DynamixelSystem = '
+            'py_controllers.hardware.dynamixel_system:DynamixelSystem',
+            # upstream dynamixel-community's plugin name: its URDFs run unchanged
+            'dynamixel_hardware/DynamixelHardware = '
+            'py_controllers.hardware.dynamixel_system:DynamixelSystem',
+            'py_controllers/FeetechSystem = py_controllers.hardware.feetech_system:FeetechSystem',
             'py_controllers/MotionPrimitivesMockSystem = '
             'py_controllers.hardware.motion_primitives_mock:MotionPrimitivesMockSystem',
         ],
