@@ -126,7 +126,7 @@ class PtyServoBus:
                 continue  # the next servo in a sync read answers in its own turn
             if self.loss_rate and self._random.random() < self.loss_rate:
                 continue
-            if servo_id in self.garbled:
+            if servo_id in self.garbled and ins.instruction != packets.FAST_SYNC_READ:
                 packet = bytes(self._random.randrange(256) for _ in packet)
             self._send_at(due, packet)
 
@@ -196,11 +196,16 @@ class PtyServoBus:
         body_length = 1 + len(ids) * (length + 4)
         packet = bytearray([0xFF, 0xFF, 0xFD, 0x00, packets.BROADCAST])
         packet += bytes([body_length & 0xFF, body_length >> 8, packets.STATUS])
+        noisy = []
         for k, servo_id in enumerate(ids):
             servo = self.servos[servo_id]
             packet += bytes([servo.status_error(), servo_id]) + servo.read(address, length)
+            if servo_id in self.garbled:
+                noisy.append(len(packet) - length)
             crc = packets.crc16(packet)
             packet += bytes([crc & 0xFF, crc >> 8])
+        for start in noisy:  # its part is noise on the wire: the packet's CRC fails
+            packet[start : start + length] = bytes(self._random.randrange(256) for _ in range(length))
         return [(ids[-1], bytes(packet))]
 
     def _feetech(self, ins: packets.Instruction) -> list[tuple[int, bytes]]:

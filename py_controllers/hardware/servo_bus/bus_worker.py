@@ -26,6 +26,7 @@ from py_controllers.hardware.servo_bus.sdk_bus import BusError, SdkBus
 from py_controllers.hardware.servo_bus.units import JointTransform
 
 HOLD = 'hold'  # a mode request: position mode, aimed at where the joint is
+PLAUSIBLE_TURNS = 256  # a present position beyond this many turns is not a servo's
 
 
 @dataclass
@@ -138,6 +139,14 @@ class BusWorker(threading.Thread):
                 raise ServoFault(
                     f"servo {s.id} (joint '{s.joint}', {s.model.name}) reports a hardware "
                     f'error: {error_text(s.model, bits or r.error)}'
+                )
+            if abs(r.position) > PLAUSIBLE_TURNS * s.model.ticks_per_rev or (
+                s.velocity_limit and abs(r.velocity) > 4 * s.velocity_limit
+            ):
+                raise BusError(
+                    f"servo {s.id} (joint '{s.joint}') reports implausible values: position "
+                    f'{r.position} ticks, velocity {r.velocity} units',
+                    s.id,
                 )
             s.last_ticks = r.position
             t, m = s.transform, s.model

@@ -164,6 +164,7 @@ def _dynamixel_x(
             76: (2, 1920),
             6: (1, 46),
             11: (1, 3),
+            44: (4, round(rpm / 0.229)),  # Velocity Limit: the no-load speed
         },
     )
 

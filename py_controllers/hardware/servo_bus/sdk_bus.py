@@ -21,6 +21,9 @@ from typing import Any
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL, Register, ServoModel
 
 
+ATTEMPTS = 3  # tries of a single register read or write before it fails
+
+
 class BusError(RuntimeError):
     """The bus or one servo on it failed; `servo_id` names it when one is to blame."""
 
@@ -56,6 +59,12 @@ def _quiet_port_class(sdk: Any) -> Any:
     while a reply is on its way: the SDKs poll a non-blocking port in a busy loop."""
 
     class QuietPort(sdk.PortHandler):
+        def clearPort(self) -> None:  # noqa: N802 - the SDK's name
+            # stale bytes read and dropped rather than tcflush(): on a pseudo-terminal a
+            # flush can also swallow the request written right after it
+            while self.ser.in_waiting:
+                self.ser.read(self.ser.in_waiting)
+
         def readPort(self, length: int) -> Any:  # noqa: N802 - the SDK's name
             data = self.ser.read(length)
             if not data:
@@ -119,15 +128,23 @@ class SdkBus:
         return self.read(servo_id, model_register)
 
     def read(self, servo_id: int, reg: Register) -> int:
-        data, result, error = self.handler.readTxRx(self.port, servo_id, reg.address, reg.size)
+        """One register; a lost or garbled reply is asked again (`ATTEMPTS` in all)."""
+        for attempt in range(ATTEMPTS):
+            data, result, error = self.handler.readTxRx(self.port, servo_id, reg.address, reg.size)
+            if result == self.sdk.COMM_SUCCESS and len(data) == reg.size or attempt == ATTEMPTS - 1:
+                break
         self._check(result, error, servo_id, f'reading {reg.address}')
         if len(data) != reg.size:
             raise BusError(f'servo {servo_id}: short reply reading {reg.address}', servo_id)
         return reg.decode(int.from_bytes(bytes(data), 'little'))
 
     def write(self, servo_id: int, reg: Register, value: int) -> None:
+        """One register, its status awaited; a lost status is written again (idempotent)."""
         data = list(reg.encode(value).to_bytes(reg.size, 'little'))
-        result, error = self.handler.writeTxRx(self.port, servo_id, reg.address, reg.size, data)
+        for attempt in range(ATTEMPTS):
+            result, error = self.handler.writeTxRx(self.port, servo_id, reg.address, reg.size, data)
+            if result == self.sdk.COMM_SUCCESS or attempt == ATTEMPTS - 1:
+                break
         self._check(result, error, servo_id, f'writing {value} to {reg.address}')
 
     def reboot(self, servo_id: int) -> None:
@@ -135,7 +152,7 @@ class SdkBus:
         if self.family != DYNAMIXEL:
             return
         result, error = self.handler.reboot(self.port, servo_id)
-        self._check(result, error & 0x80 and 0, servo_id, 'reboot')
+        self._check(result, 0, servo_id, 'reboot')
 
     # --- the whole bus ---------------------------------------------------------------
     def sync_read(self, servos: list[tuple[int, ServoModel]]) -> dict[int, Reading]:
