@@ -87,16 +87,16 @@ class ServoArmDemo:
             goal.trajectory.points.append(point)
         result = self._goal(client, goal, 60.0)
         if result is None:
-            return self.record('FollowJointTrajectory', False, 'no result')
+            return self.record('trajectory goal', False, 'no result')
         self.ros.spin_until(lambda: False, 0.5)  # let the last joint states arrive
         now = self.positions()
         errors = {j: now.get(j, float('nan')) - q for j, q in zip(arm.arm_joints, arm.pose)}
         text = ', '.join(f'{j} {1000 * e:+.1f}' for j, e in errors.items())
         self.record(
-            'FollowJointTrajectory', result.error_code == 0, f'error_code {result.error_code}'
+            'trajectory goal', result.error_code == 0, f'error_code {result.error_code}'
         )
         worst = max(abs(e) for e in errors.values())
-        return self.record('final joint errors (mrad)', worst < 0.03, text)
+        return self.record('final errors mrad', worst < 0.03, text)
 
     def gripper(self) -> bool:
         client = ActionClient(self.ros.node, GripperCommand, '/gripper_controller/gripper_cmd')
@@ -104,9 +104,9 @@ class ServoArmDemo:
         goal.command.position, goal.command.max_effort = self.arm.gripper_goal, 1.0
         result = self._goal(client, goal, 30.0)
         if result is None:
-            return self.record('GripperCommand', False, 'no result')
+            return self.record('gripper goal', False, 'no result')
         return self.record(
-            'GripperCommand',
+            'gripper goal',
             bool(result.reached_goal),
             f'goal {self.arm.gripper_goal}, reached {result.position:.4f}, stalled {result.stalled}',
         )
