@@ -264,17 +264,37 @@ def mujoco_table(seconds: float, targets: list) -> None:
 
 
 def servo_table(seconds: float, targets: list) -> None:
-    print('\n## 8. Serial bus servos at 1 Mbaud: sync write of 6 goals + sync read of 6 servos (ms)\n')
-    print('The components\' own bus code through the vendors\' SDKs, against the simulated bus')
-    print('on a pty with byte timing at 1 Mbaud and each servo\'s return delay; the highest loop')
+    print(
+        '\n## 8. Serial bus servos at 1 Mbaud: sync write of 6 goals + sync read of 6 servos (ms)\n'
+    )
+    print("The components' own bus code through the vendors' SDKs, against the simulated bus")
+    print("on a pty with byte timing at 1 Mbaud and each servo's return delay; the highest loop")
     print('rate is one round per cycle at the p99.\n')
     rows = servo_bus_run(seconds)
-    headers = ['bus', 'rounds', 'failed', 'wire time', 'p50', 'p99', 'max', 'highest loop rate (Hz)']
+    headers = [
+        'bus',
+        'rounds',
+        'failed',
+        'wire time',
+        'p50',
+        'p99',
+        'max',
+        'highest loop rate (Hz)',
+    ]
     print(
         table(
             headers,
             [
-                [label, r['rounds'], r['failed'], r['wire_ms'], r['p50_ms'], r['p99_ms'], r['max_ms'], r['rate_hz']]
+                [
+                    label,
+                    r['rounds'],
+                    r['failed'],
+                    r['wire_ms'],
+                    r['p50_ms'],
+                    r['p99_ms'],
+                    r['max_ms'],
+                    r['rate_hz'],
+                ]
                 for label, r in rows
             ],
         )

@@ -55,7 +55,9 @@ def fault_and_recover(
         row.fail(f'{COMMANDING} still active after the fault: {states()}')
     if (states() or {}).get('joint_state_broadcaster') != 'active':
         row.fail('the joint state broadcaster went down with the bus')
-    if not robot.poll(lambda: (robot.hardware_states() or {}).get(hardware) == 'unconfigured', 10.0):
+    if not robot.poll(
+        lambda: (robot.hardware_states() or {}).get(hardware) == 'unconfigured', 10.0
+    ):
         row.fail(f'{hardware} is {robot.hardware_states()} after the fault, not unconfigured')
     lines = robot.log_lines(mark, levels=('ERROR',))
     if not any(named in line for line in lines):
@@ -137,7 +139,14 @@ def _garble(servo_id: int):
 
 
 def run(k: int, rows: list[Row]) -> None:
-    run_arm('so101', f'cable cut and restored x{k}', k, rows, _cut(lambda b: b.link), "hardware 'SO101Follower'")
+    run_arm(
+        'so101',
+        f'cable cut and restored x{k}',
+        k,
+        rows,
+        _cut(lambda b: b.link),
+        "hardware 'SO101Follower'",
+    )
     run_arm('so101', 'one servo silent (id 3)', 1, rows, _silence(3), 'servo 3')
     run_arm('omx', 'overload bit (servo 12)', 1, rows, _overload(12), 'overload (bit 5)')
     run_arm('omx', 'a servo answering garbage (id 13)', 1, rows, _garble(13), 'servo 13')

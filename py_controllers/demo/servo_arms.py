@@ -48,7 +48,12 @@ class ServoArmDemo:
         t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
         if len(msg.reference.positions) == len(msg.joint_names):
             self.arm_state.append(
-                (t, list(msg.joint_names), list(msg.reference.positions), list(msg.feedback.positions))
+                (
+                    t,
+                    list(msg.joint_names),
+                    list(msg.reference.positions),
+                    list(msg.feedback.positions),
+                )
             )
 
     def record(self, step: str, ok: bool, detail: str) -> bool:
@@ -77,11 +82,18 @@ class ServoArmDemo:
 
     def trajectory(self) -> bool:
         arm = self.arm
-        client = ActionClient(self.ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory')
+        client = ActionClient(
+            self.ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
+        )
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = list(arm.arm_joints)
         half = [0.5 * q for q in arm.pose]
-        for t, q in ((1.5, half), (3.0, list(arm.pose)), (4.5, [0.0] * len(arm.pose)), (6.0, list(arm.pose))):
+        for t, q in (
+            (1.5, half),
+            (3.0, list(arm.pose)),
+            (4.5, [0.0] * len(arm.pose)),
+            (6.0, list(arm.pose)),
+        ):
             point = JointTrajectoryPoint(positions=q)
             set_duration(point.time_from_start, t * self.scale)
             goal.trajectory.points.append(point)
@@ -92,9 +104,7 @@ class ServoArmDemo:
         now = self.positions()
         errors = {j: now.get(j, float('nan')) - q for j, q in zip(arm.arm_joints, arm.pose)}
         text = ', '.join(f'{j} {1000 * e:+.1f}' for j, e in errors.items())
-        self.record(
-            'trajectory goal', result.error_code == 0, f'error_code {result.error_code}'
-        )
+        self.record('trajectory goal', result.error_code == 0, f'error_code {result.error_code}')
         worst = max(abs(e) for e in errors.values())
         return self.record('final errors mrad', worst < 0.03, text)
 
@@ -108,7 +118,8 @@ class ServoArmDemo:
         return self.record(
             'gripper goal',
             bool(result.reached_goal),
-            f'goal {self.arm.gripper_goal}, reached {result.position:.4f}, stalled {result.stalled}',
+            f'goal {self.arm.gripper_goal}, reached {result.position:.4f}, '
+            f'stalled {result.stalled}',
         )
 
 
@@ -125,12 +136,19 @@ def run(args: argparse.Namespace, name: str) -> int:
             ManagerProcess([arm.controllers], urdf) as proc,
             RosHarness(f'{name}_demo_user') as ros,
         ):
-            print(f'  simulated bus: {len(bus.servos)} servos on {bus.device} (link {link}), 1 Mbaud')
+            print(
+                f'  simulated bus: {len(bus.servos)} servos on {bus.device} (link {link}), 1 Mbaud'
+            )
             demo = ServoArmDemo(ros, arm, args.duration)
             started = time.monotonic()
             ok = demo.spawn() and demo.trajectory()
             ok = demo.gripper() and ok
-            demo.record('bus', True, f'{sum(bus.instructions.values())} instructions in {time.monotonic() - started:.1f} s, {bus.dropped} dropped')
+            demo.record(
+                'bus',
+                True,
+                f'{sum(bus.instructions.values())} instructions in '
+                f'{time.monotonic() - started:.1f} s, {bus.dropped} dropped',
+            )
             if not proc.alive:
                 demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
     print_summary(demo.results)

@@ -67,7 +67,9 @@ def test_an_arm_follows_a_trajectory_grips_and_holds_after_unspawner(name, tmp_p
         )
         assert result.returncode == 0, result.stdout + result.stderr + manager.output()
 
-        trajectory = ActionClient(ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory')
+        trajectory = ActionClient(
+            ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
+        )
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = list(arm.arm_joints)
         point = JointTrajectoryPoint(positions=list(arm.pose), velocities=[0.0] * len(arm.pose))

@@ -18,7 +18,8 @@ from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
 from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
-CONFIG = Path(__file__).resolve().parents[2] / "config"
+
+CONFIG = Path(__file__).resolve().parents[2] / 'config'
 
 S = LifecycleStateId
 ARMS = {
@@ -87,7 +88,12 @@ def test_position_commands_move_the_servo_and_ranges_are_never_wrapped(arm):
     assert hw.perform_command_mode_switch([f'{joint}/position'], []) == ReturnType.OK
     hw.set_command(f'{joint}/position', 0.5)
     assert hw.write(None, None) == ReturnType.OK
-    assert wait_for(lambda: hw.read(None, None) == ReturnType.OK and abs(hw.get_state(f'{joint}/position') - 0.5) < 0.01)
+    assert wait_for(
+        lambda: (
+            hw.read(None, None) == ReturnType.OK
+            and abs(hw.get_state(f'{joint}/position') - 0.5) < 0.01
+        )
+    )
     servo = bus.servo(hw.joints[0].id)
     hw.set_command(f'{joint}/position', 7.0)  # beyond one turn: held at the end, not wrapped
     hw.write(None, None)
@@ -115,7 +121,12 @@ def test_a_mode_switch_is_torque_off_mode_goal_torque_on(arm):
     assert [v for _, v in sequence[:4]] == [0, m.modes['velocity'], 0, 1]
     hw.set_command(f'{joint}/velocity', 0.5)
     hw.write(None, None)
-    assert wait_for(lambda: hw.read(None, None) == ReturnType.OK and abs(hw.get_state(f'{joint}/velocity') - 0.5) < 0.05)
+    assert wait_for(
+        lambda: (
+            hw.read(None, None) == ReturnType.OK
+            and abs(hw.get_state(f'{joint}/velocity') - 0.5) < 0.05
+        )
+    )
     # the claim ends: position mode, aimed at the measured position
     assert hw.perform_command_mode_switch([], [f'{joint}/velocity']) == ReturnType.OK
     assert hw._worker.flush(5.0)
@@ -136,11 +147,19 @@ def test_effort_is_current_mode_on_a_dynamixel():
         hw.set_command('joint1/effort', 0.269)  # A: 100 units of 2.69 mA
         hw.write(None, None)
         assert wait_for(lambda: servo.mode == 0 and servo.get(servo.model.goal_current) == 100)
-        assert wait_for(lambda: hw.read(None, None) == ReturnType.OK and hw.get_state('joint1/effort') == pytest.approx(0.269, abs=0.01))
+        assert wait_for(
+            lambda: (
+                hw.read(None, None) == ReturnType.OK
+                and hw.get_state('joint1/effort') == pytest.approx(0.269, abs=0.01)
+            )
+        )
         assert managed.set_state(S.FINALIZED)
 
 
-@pytest.mark.parametrize(('arm_name', 'bits', 'named'), [('omx', 0x20, 'overload (bit 5)'), ('so101', 0x04, 'overheating (bit 2)')])
+@pytest.mark.parametrize(
+    ('arm_name', 'bits', 'named'),
+    [('omx', 0x20, 'overload (bit 5)'), ('so101', 0x04, 'overheating (bit 2)')],
+)
 def test_a_hardware_error_fails_read_naming_the_servo_and_bits(arm_name, bits, named, caplog):
     with PtyServoBus(make_servos(arm_name)) as bus:
         managed = component(arm_name, bus.device)
@@ -152,7 +171,9 @@ def test_a_hardware_error_fails_read_naming_the_servo_and_bits(arm_name, bits, n
         assert f'servo {servo_id}' in hw._worker.failed and named in hw._worker.failed
         assert f"joint '{hw.joints[2].name}'" in hw._worker.failed
         assert managed.handle_error() == S.UNCONFIGURED
-        if arm_name == 'omx':  # a Dynamixel is rebooted at configure: the error clears unless it persists
+        if (
+            arm_name == 'omx'
+        ):  # a Dynamixel is rebooted at configure: the error clears unless it persists
             assert not managed.set_state(S.ACTIVE)
             bus.servo(servo_id).clear_error()
         else:
@@ -209,10 +230,21 @@ def test_parameters_it_does_not_implement_are_refused_with_one_line(params, mess
 
 
 def test_upstream_dynamixel_hardware_urdf_loads_and_refuses_what_it_lacks(caplog):
-    urdf = arm_urdf('omx', '/dev/null').replace('py_controllers/DynamixelSystem', 'dynamixel_hardware/DynamixelHardware')
-    (info,) = parse_control_resources_from_urdf(urdf.replace('<param name="model">XM430-W350</param>', '<param name="Profile_Velocity">50</param>', 1))
+    urdf = arm_urdf('omx', '/dev/null').replace(
+        'py_controllers/DynamixelSystem', 'dynamixel_hardware/DynamixelHardware'
+    )
+    (info,) = parse_control_resources_from_urdf(
+        urdf.replace(
+            '<param name="model">XM430-W350</param>', '<param name="Profile_Velocity">50</param>', 1
+        )
+    )
     assert DynamixelSystem().on_init(info) == 0
-    (info,) = parse_control_resources_from_urdf(urdf.replace('<param name="id">11</param>', '<param name="id">11</param><param name="Goal_PWM">5</param>'))
+    (info,) = parse_control_resources_from_urdf(
+        urdf.replace(
+            '<param name="id">11</param>',
+            '<param name="id">11</param><param name="Goal_PWM">5</param>',
+        )
+    )
     assert DynamixelSystem().on_init(info) != 0
     assert "'Goal_PWM' is not supported" in caplog.text
 

@@ -16,7 +16,9 @@ from py_controllers.hardware.servo_bus.units import (
     ticks_to_rad,
 )
 
-XM430, XL330, XL430, XM540 = (MODELS[n] for n in ('XM430-W350', 'XL330-M288', 'XL430-W250', 'XM540-W270'))
+XM430, XL330, XL430, XM540 = (
+    MODELS[n] for n in ('XM430-W350', 'XL330-M288', 'XL430-W250', 'XM540-W270')
+)
 STS3215 = MODELS['STS3215']
 
 
@@ -55,7 +57,11 @@ def test_current_units_per_model():
     assert math.isnan(raw_to_amperes(XL430, 5))
     with pytest.raises(ValueError, match='no current control'):
         amperes_to_raw(XL430, 0.1)
-    assert 'effort' not in XL430.modes and XM430.modes == {'position': 3, 'velocity': 1, 'effort': 0}
+    assert 'effort' not in XL430.modes and XM430.modes == {
+        'position': 3,
+        'velocity': 1,
+        'effort': 0,
+    }
 
 
 def test_registers_encode_twos_complement_and_sign_magnitude():
@@ -80,7 +86,9 @@ def test_joint_transform_offset_reverse_gear_ratio():
     assert t.velocity(XM430, 100) == pytest.approx(-2.398 / 2, rel=1e-3)
     assert t.effort(XM430, 1000) == pytest.approx(-2.69)
     assert t.effort_raw(XM430, -2.69) == 1000
-    assert t.position_range(XM430, 0, 4095) == pytest.approx((0.5 - math.pi / 2 + 0.000767, 0.5 + math.pi / 2), abs=1e-4)
+    assert t.position_range(XM430, 0, 4095) == pytest.approx(
+        (0.5 - math.pi / 2 + 0.000767, 0.5 + math.pi / 2), abs=1e-4
+    )
 
 
 def test_model_numbers_and_error_bits():
@@ -95,21 +103,29 @@ def test_model_numbers_and_error_bits():
 def test_protocol_2_crc_and_stuffing():
     # e-manual Protocol 2.0, Ping example: FF FF FD 00 01 03 00 01 19 4E
     assert packets.crc16(bytes.fromhex('FFFFFD0001030001')) == 0x4E19
-    assert packets.dxl_packet(1, packets.PING, b'') == bytes.fromhex('FFFFFD000103000119 4E'.replace(' ', ''))
+    assert packets.dxl_packet(1, packets.PING, b'') == bytes.fromhex(
+        'FFFFFD000103000119 4E'.replace(' ', '')
+    )
     body = bytes.fromhex('55 00 FF FF FD 01'.replace(' ', ''))
     assert packets.stuff(body) == bytes.fromhex('5500FFFFFDFD01')
     assert packets.unstuff(packets.stuff(body)) == body
     parser = packets.DxlParser()
     packet = packets.dxl_packet(3, packets.WRITE, bytes.fromhex('7400FFFFFD00'))
     (ins,) = parser.feed(b'\x00\x12' + packet[:5]) + parser.feed(packet[5:])
-    assert (ins.servo_id, ins.instruction, ins.params) == (3, packets.WRITE, bytes.fromhex('7400FFFFFD00'))
+    assert (ins.servo_id, ins.instruction, ins.params) == (
+        3,
+        packets.WRITE,
+        bytes.fromhex('7400FFFFFD00'),
+    )
     assert parser.feed(packet[:-1] + bytes([packet[-1] ^ 1])) == []
     assert parser.dropped == 2  # the stray bytes, the bad CRC
 
 
 def test_feetech_checksum():
     # Protocol 1.0 / SCS read example: FF FF 01 04 02 2B 01 CC
-    assert packets.scs_packet(1, packets.READ, bytes([0x2B, 0x01])) == bytes.fromhex('FFFF0104022B01CC')
+    assert packets.scs_packet(1, packets.READ, bytes([0x2B, 0x01])) == bytes.fromhex(
+        'FFFF0104022B01CC'
+    )
     parser = packets.ScsParser()
     (ins,) = parser.feed(bytes.fromhex('FFFF0104022B01CC'))
     assert (ins.servo_id, ins.instruction, ins.params) == (1, packets.READ, bytes([0x2B, 1]))

@@ -50,7 +50,11 @@ ARMS = {
 
 def urdf_on_port(arm: ServoArm, port: str, **params: object) -> str:
     """The arm's URDF with `usb_port` set to `port` and extra `<hardware>` params."""
-    text = arm.urdf.read_text()
+    return description_on_port(arm.urdf.read_text(), port, **params)
+
+
+def description_on_port(text: str, port: str, **params: object) -> str:
+    """A servo bus URDF's text with `usb_port` set to `port` and extra `<hardware>` params."""
     text = re.sub(r'(<param name="usb_port">)[^<]*', lambda m: m.group(1) + port, text)
     extra = ''.join(f'<param name="{k}">{v}</param>' for k, v in params.items())
     return text.replace('</hardware>', extra + '</hardware>', 1)

@@ -148,7 +148,10 @@ class PtyServoBus:
 
     def _dynamixel(self, ins: packets.Instruction) -> list[tuple[int, bytes]]:
         p, code = ins.params, ins.instruction
-        if code in (packets.SYNC_READ, packets.FAST_SYNC_READ) and ins.servo_id == packets.BROADCAST:
+        if (
+            code in (packets.SYNC_READ, packets.FAST_SYNC_READ)
+            and ins.servo_id == packets.BROADCAST
+        ):
             address, length = p[0] | p[1] << 8, p[2] | p[3] << 8
             ids = [i for i in p[4:] if i in self.servos]
             if code == packets.SYNC_READ:
@@ -170,9 +173,13 @@ class PtyServoBus:
             if code == packets.PING:
                 m = servo.model
                 params = m.model_number.to_bytes(2, 'little') + bytes([servo.get(m.firmware)])
-                replies.append((servo_id, packets.dxl_status(servo_id, servo.status_error(), params)))
+                replies.append(
+                    (servo_id, packets.dxl_status(servo_id, servo.status_error(), params))
+                )
             elif code == packets.READ and len(p) == 4:
-                replies.append((servo_id, self._dxl_read(servo_id, p[0] | p[1] << 8, p[2] | p[3] << 8)))
+                replies.append(
+                    (servo_id, self._dxl_read(servo_id, p[0] | p[1] << 8, p[2] | p[3] << 8))
+                )
             elif code == packets.WRITE and len(p) >= 3:
                 error = servo.write(p[0] | p[1] << 8, p[2:])
                 reply = packets.dxl_status(servo_id, error | servo.status_error())
@@ -197,7 +204,7 @@ class PtyServoBus:
         packet = bytearray([0xFF, 0xFF, 0xFD, 0x00, packets.BROADCAST])
         packet += bytes([body_length & 0xFF, body_length >> 8, packets.STATUS])
         noisy = []
-        for k, servo_id in enumerate(ids):
+        for servo_id in ids:
             servo = self.servos[servo_id]
             packet += bytes([servo.status_error(), servo_id]) + servo.read(address, length)
             if servo_id in self.garbled:
@@ -205,7 +212,9 @@ class PtyServoBus:
             crc = packets.crc16(packet)
             packet += bytes([crc & 0xFF, crc >> 8])
         for start in noisy:  # its part is noise on the wire: the packet's CRC fails
-            packet[start : start + length] = bytes(self._random.randrange(256) for _ in range(length))
+            packet[start : start + length] = bytes(
+                self._random.randrange(256) for _ in range(length)
+            )
         return [(ids[-1], bytes(packet))]
 
     def _feetech(self, ins: packets.Instruction) -> list[tuple[int, bytes]]:

@@ -136,7 +136,7 @@ class BusWorker(threading.Thread):
             r = readings[s.id]
             if r.error & (0x80 if s.model.family == 'dynamixel' else 0x7F):
                 bits = self.bus.read(s.id, s.model.error_status)
-                raise ServoFault(
+                raise ServoFaultError(
                     f"servo {s.id} (joint '{s.joint}', {s.model.name}) reports a hardware "
                     f'error: {error_text(s.model, bits or r.error)}'
                 )
@@ -160,9 +160,9 @@ class BusWorker(threading.Thread):
         m, bus = s.model, self.bus
         present = s.last_ticks if s.last_ticks is not None else bus.read(s.id, m.present_position)
         target = 'position' if kind == HOLD else kind
-        if kind == HOLD and s.mode == 'position' and s.last_goal is not None:
-            if abs(s.last_goal - present) <= self.hold_tolerance:
-                return
+        holding = kind == HOLD and s.mode == 'position' and s.last_goal is not None
+        if holding and abs(s.last_goal - present) <= self.hold_tolerance:
+            return
         if self.read_only:
             return
         if s.mode != target:
@@ -189,7 +189,7 @@ class BusWorker(threading.Thread):
             try:
                 self.poll_once()
                 self.consecutive_errors = 0
-            except ServoFault as exc:
+            except ServoFaultError as exc:
                 self._fail(str(exc))
                 return
             except (BusError, OSError) as exc:
@@ -216,7 +216,7 @@ class BusWorker(threading.Thread):
             self.join(timeout_s)
 
 
-class ServoFault(BusError):
+class ServoFaultError(BusError):
     """A servo reports a hardware error: no retry."""
 
 

@@ -14,12 +14,12 @@ Failures raise `BusError` naming the servo when one is to blame.
 
 from __future__ import annotations
 
+import contextlib
 import select
 from dataclasses import dataclass
 from typing import Any
 
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL, Register, ServoModel
-
 
 ATTEMPTS = 3  # tries of a single register read or write before it fails
 
@@ -59,13 +59,13 @@ def _quiet_port_class(sdk: Any) -> Any:
     while a reply is on its way: the SDKs poll a non-blocking port in a busy loop."""
 
     class QuietPort(sdk.PortHandler):
-        def clearPort(self) -> None:  # noqa: N802 - the SDK's name
+        def clearPort(self) -> None:
             # stale bytes read and dropped rather than tcflush(): on a pseudo-terminal a
             # flush can also swallow the request written right after it
             while self.ser.in_waiting:
                 self.ser.read(self.ser.in_waiting)
 
-        def readPort(self, length: int) -> Any:  # noqa: N802 - the SDK's name
+        def readPort(self, length: int) -> Any:
             data = self.ser.read(length)
             if not data:
                 select.select([self.ser.fileno()], [], [], 0.0005)
@@ -105,10 +105,8 @@ class SdkBus:
 
     def close(self) -> None:
         if self.port is not None:
-            try:
+            with contextlib.suppress(Exception):  # a vanished device: it is gone anyway
                 self.port.closePort()
-            except Exception:  # a vanished device: it is gone anyway
-                pass
             self.port = None
 
     def _check(self, result: int, error: int, servo_id: int, what: str) -> None:
@@ -131,7 +129,8 @@ class SdkBus:
         """One register; a lost or garbled reply is asked again (`ATTEMPTS` in all)."""
         for attempt in range(ATTEMPTS):
             data, result, error = self.handler.readTxRx(self.port, servo_id, reg.address, reg.size)
-            if result == self.sdk.COMM_SUCCESS and len(data) == reg.size or attempt == ATTEMPTS - 1:
+            answered = result == self.sdk.COMM_SUCCESS and len(data) == reg.size
+            if answered or attempt == ATTEMPTS - 1:
                 break
         self._check(result, error, servo_id, f'reading {reg.address}')
         if len(data) != reg.size:
@@ -151,7 +150,7 @@ class SdkBus:
         """Dynamixel's Reboot instruction (clears a hardware error); Feetech has none."""
         if self.family != DYNAMIXEL:
             return
-        result, error = self.handler.reboot(self.port, servo_id)
+        result, _ = self.handler.reboot(self.port, servo_id)
         self._check(result, 0, servo_id, 'reboot')
 
     # --- the whole bus ---------------------------------------------------------------
@@ -168,7 +167,9 @@ class SdkBus:
             raw = self._plain_sync_read(ids, start, length)
         return {servo_id: _reading(m, *raw[servo_id]) for servo_id, m in servos}
 
-    def _plain_sync_read(self, ids: list[int], start: int, length: int) -> dict[int, tuple[int, bytes]]:
+    def _plain_sync_read(
+        self, ids: list[int], start: int, length: int
+    ) -> dict[int, tuple[int, bytes]]:
         group = self.sdk.GroupSyncRead(self.port, self.handler, start, length)
         for servo_id in ids:
             group.addParam(servo_id)
@@ -185,7 +186,9 @@ class SdkBus:
             out[servo_id] = (error, bytes(data))
         return out
 
-    def _fast_sync_read(self, ids: list[int], start: int, length: int) -> dict[int, tuple[int, bytes]]:
+    def _fast_sync_read(
+        self, ids: list[int], start: int, length: int
+    ) -> dict[int, tuple[int, bytes]]:
         """Fast Sync Read: {} when it fails (the caller falls back to a plain one)."""
         handler, sdk = self.handler, self.sdk
         result = handler.syncReadTx(self.port, start, length, ids, len(ids), True)
@@ -193,7 +196,9 @@ class SdkBus:
             self.port.is_using = False
             self.fast_failures += 1
             return {}
-        data, result, _ = handler.fastSyncReadRx(self.port, sdk.BROADCAST_ID, (length + 4) * len(ids))
+        data, result, _ = handler.fastSyncReadRx(
+            self.port, sdk.BROADCAST_ID, (length + 4) * len(ids)
+        )
         if result != sdk.COMM_SUCCESS or len(data) != (length + 4) * len(ids):
             self.fast_failures += 1
             return {}

@@ -84,7 +84,9 @@ class JointParams:
 def _unknown(given: Mapping[str, Any], known: tuple[str, ...] | list[str], where: str) -> None:
     for name in given:
         if name not in known:
-            raise ValueError(f"{where}: parameter '{name}' is not supported (known: {', '.join(known)})")
+            raise ValueError(
+                f"{where}: parameter '{name}' is not supported (known: {', '.join(known)})"
+            )
 
 
 def parse_bus(hw: Mapping[str, str], family: str, where: str) -> BusParams:
@@ -106,8 +108,7 @@ def parse_bus(hw: Mapping[str, str], family: str, where: str) -> BusParams:
         raise ValueError(f"{where}: parameter 'usb_port' is required (or use_dummy true)")
     if p.baud_rate <= 0 or p.max_consecutive_errors < 1 or not p.hold_tolerance >= 0:
         raise ValueError(
-            f"{where}: 'baud_rate' and 'max_consecutive_errors' must be > 0, "
-            "'hold_tolerance' >= 0"
+            f"{where}: 'baud_rate' and 'max_consecutive_errors' must be > 0, 'hold_tolerance' >= 0"
         )
     return p
 
@@ -122,7 +123,7 @@ def parse_joint(joint: Any, family: str, read_only: bool, where: str) -> JointPa
         raise ValueError(f"{here}: parameter 'id' is required")
     servo_id = int(float_param(given, 'id', 0, here))
     if not 0 <= servo_id <= 252:
-        raise ValueError(f"{here}: id {servo_id} is not a servo id (0..252)")
+        raise ValueError(f'{here}: id {servo_id} is not a servo id (0..252)')
     gear = float_param(given, 'gear_ratio', 1.0, here)
     offset = float_param(given, 'offset', 0.0, here)
     if gear == 0.0 or not math.isfinite(gear) or not math.isfinite(offset):
@@ -137,7 +138,7 @@ def parse_joint(joint: Any, family: str, read_only: bool, where: str) -> JointPa
             try:
                 DYNAMIXEL_EXTRAS[name].encode(value)
             except ValueError:
-                raise ValueError(f"{here}: {name} {value} does not fit its register") from None
+                raise ValueError(f'{here}: {name} {value} does not fit its register') from None
             extras[name] = value
     commands = tuple(itf.name for itf in joint.command_interfaces)
     states = tuple(itf.name for itf in joint.state_interfaces)

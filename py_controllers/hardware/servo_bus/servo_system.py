@@ -48,7 +48,10 @@ from py_controllers.hardware_interface.types import CallbackReturn, LifecycleSta
 
 _DXL_VELOCITY_LIMIT = Register(44, 4)
 _DXL_CURRENT_LIMIT = Register(38, 2)
-_KIND_OF_MODE = {DYNAMIXEL: {3: 'position', 1: 'velocity', 0: 'effort'}, 'feetech': {0: 'position', 1: 'velocity'}}
+_KIND_OF_MODE = {
+    DYNAMIXEL: {3: 'position', 1: 'velocity', 0: 'effort'},
+    'feetech': {0: 'position', 1: 'velocity'},
+}
 
 
 class ServoBusSystem(OneCommandPerJoint, SystemInterface):
@@ -94,7 +97,10 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
     # --- lifecycle ------------------------------------------------------------------------
     def on_configure(self, previous_state: LifecycleStateId) -> CallbackReturn:
         self._states = [
-            tuple(self.state_interfaces.get(f'{j.name}/{k}') for k in ('position', 'velocity', 'effort'))
+            tuple(
+                self.state_interfaces.get(f'{j.name}/{k}')
+                for k in ('position', 'velocity', 'effort')
+            )
             for j in self.joints
         ]
         self._dummy = [[0.0, 0.0, 0.0] for _ in self.joints]
@@ -177,7 +183,11 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             self._log().error(f'{self._where}: {exc}')
             bus.close()
             return False
-        bus.fast = self.family == DYNAMIXEL and p.fast_sync_read and min(firmware) >= FAST_SYNC_READ_FIRMWARE
+        bus.fast = (
+            self.family == DYNAMIXEL
+            and p.fast_sync_read
+            and min(firmware) >= FAST_SYNC_READ_FIRMWARE
+        )
         self._bus, self._servos = bus, servos
         self._worker = BusWorker(
             bus,
@@ -197,7 +207,9 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         self._reported_failure = False
         self._worker.start()
         fast = ' (fast sync read)' if bus.fast else ''
-        self._log().info(f"{self._where}: {len(servos)} servos on '{p.usb_port}' at {p.baud_rate} baud{fast}")
+        self._log().info(
+            f"{self._where}: {len(servos)} servos on '{p.usb_port}' at {p.baud_rate} baud{fast}"
+        )
         return True
 
     def _find_servo(self, bus: SdkBus, j: JointParams) -> tuple[Servo, int]:
@@ -207,7 +219,9 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         number = bus.ping(j.id, any_model.model_number_register)
         model = by_number(self.family, number)
         if model is None:
-            raise ValueError(f'{here}: model number {number} is not a supported {self.family} model')
+            raise ValueError(
+                f'{here}: model number {number} is not a supported {self.family} model'
+            )
         if j.model is not None and j.model != model.name:
             raise ValueError(f"{here}: the URDF says '{j.model}', the servo is a {model.name}")
         if 'effort' in (*j.commands, *j.states) and model.present_current is None:
@@ -220,7 +234,10 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             bits = bus.read(j.id, model.error_status)
         if bits and self.family == DYNAMIXEL:
             raise ValueError(f'{here}: hardware error {error_text(model, bits)} after a reboot')
-        low, high = bus.read(j.id, model.min_position_limit), bus.read(j.id, model.max_position_limit)
+        low, high = (
+            bus.read(j.id, model.min_position_limit),
+            bus.read(j.id, model.max_position_limit),
+        )
         if low >= high:  # Feetech's 0/0: multi-turn; one turn is what position mode reaches
             low, high = 0, model.ticks_per_rev - 1
         servo = Servo(j.name, j.id, model, j.transform, low, high)
@@ -265,7 +282,9 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             self._bus = None
 
     # --- command modes ----------------------------------------------------------------------
-    def perform_command_mode_switch(self, start_interfaces: list[str], stop_interfaces: list[str]) -> ReturnType:
+    def perform_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
         """Each newly claimed joint to its kind's mode, each released one to the hold."""
         try:
             claimed = self._claims_after(start_interfaces, stop_interfaces)

@@ -33,6 +33,5 @@ ARMS = {'omx': _OMX, 'so101': _SO101, 'so101_leader': _SO101}
 def make_servos(arm: str) -> list[SimServo]:
     """Fresh servos of `arm` (a key of ARMS), at rest at their centre, torque off."""
     return [
-        SimServo(servo_id, MODELS[model], Load(**vars(load)))
-        for servo_id, model, load in ARMS[arm]
+        SimServo(servo_id, MODELS[model], Load(**vars(load))) for servo_id, model, load in ARMS[arm]
     ]

@@ -55,7 +55,9 @@ class Load:
 class SimServo:
     """A servo on the simulated bus; `handle` answers one instruction addressed to it."""
 
-    def __init__(self, servo_id: int, model: ServoModel, load: Load | None = None, angle: float = 0.0):
+    def __init__(
+        self, servo_id: int, model: ServoModel, load: Load | None = None, angle: float = 0.0
+    ):
         self.id = servo_id
         self.model = model
         self.load = load or Load()
@@ -92,7 +94,9 @@ class SimServo:
         return reg.decode(raw)
 
     def set(self, reg: Register, value: int) -> None:
-        self.mem[reg.address : reg.address + reg.size] = reg.encode(value).to_bytes(reg.size, 'little')
+        self.mem[reg.address : reg.address + reg.size] = reg.encode(value).to_bytes(
+            reg.size, 'little'
+        )
 
     def _ticks(self, angle: float) -> int:
         return rad_to_ticks(self.model, angle)
@@ -129,7 +133,12 @@ class SimServo:
 
     def reboot(self) -> None:
         """Dynamixel's Reboot: RAM back to its initial values, errors cleared unless persistent."""
-        angle, velocity, load, persistent = self.angle, self.velocity, self.load, self.persistent_error
+        angle, velocity, load, persistent = (
+            self.angle,
+            self.velocity,
+            self.load,
+            self.persistent_error,
+        )
         eeprom = bytes(self.mem[:64])
         self._reset_table()
         self.mem[:64] = eeprom
@@ -165,8 +174,9 @@ class SimServo:
             lo, hi = self.get(m.min_position_limit), self.get(m.max_position_limit)
             if not lo <= value(goal) <= hi:
                 return packets.ERR_DATA_LIMIT
-        if m.goal_current is not None and address <= m.goal_current.address < end:
-            if abs(value(m.goal_current)) > self.get(_DXL_CURRENT_LIMIT):
+        current = m.goal_current
+        if current is not None and address <= current.address < end:  # noqa: SIM102
+            if abs(value(current)) > self.get(_DXL_CURRENT_LIMIT):
                 return packets.ERR_DATA_LIMIT
         torque_address = m.torque_enable.address
         if address <= torque_address < end and staged[torque_address] and self.error_bits:
@@ -231,7 +241,9 @@ class SimServo:
         if kind == 'position':
             step = self._profile_limit * dt
             error = self._goal - self.setpoint
-            self.setpoint = self._goal if abs(error) <= step else self.setpoint + math.copysign(step, error)
+            self.setpoint = (
+                self._goal if abs(error) <= step else self.setpoint + math.copysign(step, error)
+            )
             u = self._kp * (self.setpoint - self.angle) - self._kd * self.velocity
         elif kind == 'velocity':
             kv = stall / (0.1 * omega0)
@@ -250,7 +262,9 @@ class SimServo:
             drive -= load.coulomb * math.copysign(1.0, self.velocity or drive)
             inertia = max(load.inertia, 0.002)
             # viscous friction implicitly: stable whatever its value
-            self.velocity = (self.velocity + drive * dt / inertia) / (1.0 + load.viscous * dt / inertia)
+            self.velocity = (self.velocity + drive * dt / inertia) / (
+                1.0 + load.viscous * dt / inertia
+            )
         self.angle += self.velocity * dt
 
     def _publish_present(self) -> None:
@@ -268,4 +282,3 @@ class SimServo:
         elif self.dynamixel:  # XL430: Present Load, 0.1 % of the stall torque
             load_permille = round(1000.0 * self.torque / m.sim_stall_torque_nm)
             self.set(Register(126, 2, signed=True), load_permille)
-

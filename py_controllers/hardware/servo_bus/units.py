@@ -80,7 +80,9 @@ class JointTransform:
     def effort_raw(self, model: ServoModel, current: float) -> int:
         return amperes_to_raw(model, self.direction * current)
 
-    def position_range(self, model: ServoModel, low_ticks: int, high_ticks: int) -> tuple[float, float]:
+    def position_range(
+        self, model: ServoModel, low_ticks: int, high_ticks: int
+    ) -> tuple[float, float]:
         """The joint positions a servo whose goal lies in [low_ticks, high_ticks] reaches."""
         a, b = self.position(model, low_ticks), self.position(model, high_ticks)
         return (a, b) if a <= b else (b, a)
