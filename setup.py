@@ -161,6 +161,7 @@ setup(
             'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
             'py-controllers = py_controllers.cli:main',
             'topic_simulator = py_controllers.hardware.topic_simulator:main',
+            'servo_teleop = py_controllers.hardware.servo_bus.teleop:main',
             'publisher_forward_position_controller = '
             'py_controllers.test_nodes.publisher_forward_position_controller:main',
             'publisher_joint_trajectory_controller = '

@@ -12,6 +12,8 @@ and the final error per joint, a summary table, and writes a plot of desired vs 
 from __future__ import annotations
 
 import argparse
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -159,5 +161,94 @@ def run(args: argparse.Namespace, name: str) -> int:
         args.output.mkdir(parents=True, exist_ok=True)
         path = plots.plot_joints(args.output / f'{name}_joints.png', demo.arm_state)
         print(f'\n  plot written to {path.resolve()}')
+    print(f'\n{"demo succeeded" if ok else "demo FAILED"}')
+    return 0 if ok else 1
+
+
+def run_teleop(args: argparse.Namespace, seconds: float = 10.0) -> int:
+    """The SO-101 follower driven by an SO-101 leader (read_only, moved by a simulated hand),
+    each on its own simulated bus and manager (the leader's in /leader), through
+    servo_teleop; reports how closely the follower tracks the leader."""
+    from py_controllers.hardware.servo_bus.arm_files import leader_description
+
+    arm = ARMS['so101']
+    print('make demo ARGS="--so101 --leader": an SO-101 leader arm teleoperating the follower')
+    leader_yaml = arm.controllers.parent / 'so101_leader_controllers.yaml'
+    with tempfile.TemporaryDirectory() as tmp:
+        follower_link, leader_link = Path(tmp) / 'ttyfollower', Path(tmp) / 'ttyleader'
+        follower_urdf, leader_urdf = Path(tmp) / 'follower.urdf', Path(tmp) / 'leader.urdf'
+        follower_urdf.write_text(urdf_on_port(arm, str(follower_link)))
+        leader_urdf.write_text(leader_description(str(leader_link)))
+        with (
+            PtyServoBus(make_servos('so101'), link=follower_link),
+            PtyServoBus(make_servos('so101_leader'), link=leader_link),
+            ManagerProcess([arm.controllers], follower_urdf) as follower,
+            ManagerProcess([leader_yaml], leader_urdf, ros_args=['-r', '__ns:=/leader']) as leader,
+            RosHarness('so101_teleop_user') as ros,
+        ):
+            demo = ServoArmDemo(ros, arm, args.duration)
+            leader_states = ros.subscribe(JointState, '/leader/joint_states', 100)
+            ok = demo.spawn()
+            spawned = run_tool(
+                'spawner',
+                'joint_state_broadcaster',
+                '-c',
+                '/leader/controller_manager',
+                '--controller-manager-timeout',
+                '30',
+            )
+            ok = (
+                demo.record(
+                    'leader spawner', spawned.returncode == 0, 'joint_state_broadcaster in /leader'
+                )
+                and ok
+            )
+            teleop = subprocess.Popen(
+                [sys.executable, '-m', 'py_controllers.hardware.servo_bus.teleop'],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
+            samples: list[tuple[float, list[float], list[float]]] = []
+            try:
+                end = time.monotonic() + seconds
+                while ok and time.monotonic() < end:
+                    ros.spin_until(lambda: False, 0.05)
+                    if demo.states and leader_states:
+                        f = dict(zip(demo.states[-1].name, demo.states[-1].position))
+                        lead = dict(zip(leader_states[-1].name, leader_states[-1].position))
+                        joints = arm.arm_joints
+                        samples.append(
+                            (time.monotonic(), [lead[j] for j in joints], [f[j] for j in joints])
+                        )
+            finally:
+                teleop.terminate()
+                teleop.wait(10)
+            settled = samples[len(samples) // 3 :]
+            if settled:
+                error = max(abs(a - b) for _, lead, fol in settled for a, b in zip(lead, fol))
+                travel = max(max(s[2][1] for s in settled) - min(s[2][1] for s in settled), 0.0)
+                ok = (
+                    demo.record(
+                        'follower tracks leader',
+                        error < 0.2 and travel > 0.3,
+                        f'max |leader - follower| {1000 * error:.0f} mrad '
+                        '(a 0.1 s lead at up to 0.6 rad/s), '
+                        f'shoulder_lift travelled {travel:.2f} rad',
+                    )
+                    and ok
+                )
+            else:
+                ok = demo.record('follower tracks leader', False, 'no joint states') and ok
+            for name, proc in (('follower', follower), ('leader', leader)):
+                if not proc.alive:
+                    ok = demo.record(name, False, 'the manager died:\n' + proc.output()) and ok
+    print_summary(demo.results)
+    if samples and not (args.no_plots or args.quick):
+        from py_controllers.demo import plots
+
+        args.output.mkdir(parents=True, exist_ok=True)
+        rows = [(t, list(arm.arm_joints), lead, fol) for t, lead, fol in samples]
+        path = plots.plot_joints(args.output / 'so101_teleop.png', rows)
+        print(f'\n  plot written to {path.resolve()} (desired: the leader, actual: the follower)')
     print(f'\n{"demo succeeded" if ok else "demo FAILED"}')
     return 0 if ok else 1

@@ -53,6 +53,14 @@ def urdf_on_port(arm: ServoArm, port: str, **params: object) -> str:
     return description_on_port(arm.urdf.read_text(), port, **params)
 
 
+def leader_description(port: str) -> str:
+    """The SO-101 as a leader arm on `port`: state interfaces only, torque off (read_only)."""
+    text = ARMS['so101'].urdf.read_text()
+    text = re.sub(r'\s*<command_interface name="\w+"/>', '', text)
+    text = text.replace('name="SO101Follower"', 'name="SO101Leader"')
+    return description_on_port(text, port, read_only='true')
+
+
 def description_on_port(text: str, port: str, **params: object) -> str:
     """A servo bus URDF's text with `usb_port` set to `port` and extra `<hardware>` params."""
     text = re.sub(r'(<param name="usb_port">)[^<]*', lambda m: m.group(1) + port, text)

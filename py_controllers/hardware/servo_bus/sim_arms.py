@@ -8,6 +8,9 @@ servo's centre, where the arm rests with the torque off (so an unpowered arm sta
 
 from __future__ import annotations
 
+import math
+import time
+
 from py_controllers.hardware.servo_bus.models import MODELS
 from py_controllers.hardware.servo_bus.sim_servo import Load, SimServo
 
@@ -31,7 +34,17 @@ ARMS = {'omx': _OMX, 'so101': _SO101, 'so101_leader': _SO101}
 
 
 def make_servos(arm: str) -> list[SimServo]:
-    """Fresh servos of `arm` (a key of ARMS), at rest at their centre, torque off."""
-    return [
+    """Fresh servos of `arm` (a key of ARMS), at rest at their centre, torque off; the
+    leader's moved by a hand: slow sines of 0.3-0.5 rad, a different period each."""
+    servos = [
         SimServo(servo_id, MODELS[model], Load(**vars(load))) for servo_id, model, load in ARMS[arm]
     ]
+    if arm == 'so101_leader':
+        start = time.monotonic()
+        for k, servo in enumerate(servos):
+            servo.hand = _sine(start, 0.3 + 0.04 * k, 4.0 + 0.7 * k)
+    return servos
+
+
+def _sine(start: float, amplitude: float, period: float):  # type: ignore[no-untyped-def]
+    return lambda t: amplitude * math.sin(2 * math.pi * (t - start) / period)

@@ -19,6 +19,7 @@ constant. Time advances in fixed 1 ms steps up to the moment asked.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from py_controllers.hardware.servo_bus import packets
@@ -71,6 +72,8 @@ class SimServo:
         self.persistent_error = 0  # bits that come back after a reboot
         self.time_s: float | None = None
         self.writes: list[tuple[int, int]] = []  # (address, first byte) of every write: tests
+        # a hand moving the unpowered servo: angle at a time in s (a leader arm's operator)
+        self.hand: Callable[[float], float] | None = None
         self._reset_table()
 
     # --- the control table -----------------------------------------------------------
@@ -191,7 +194,14 @@ class SimServo:
 
     # --- the motor and its load --------------------------------------------------------
     def advance_to(self, now_s: float) -> None:
-        """Integrate in fixed steps up to `now_s` (at most 2 s at a time)."""
+        """Integrate in fixed steps up to `now_s` (at most 2 s at a time); a hand moves an
+        unpowered servo where it wants it."""
+        if self.hand is not None and not self.torque_on:
+            angle = self.hand(now_s)
+            if self.time_s is not None and now_s > self.time_s:
+                self.velocity = (angle - self.angle) / (now_s - self.time_s)
+            self.angle, self.time_s = angle, now_s
+            return
         if self.time_s is None or now_s - self.time_s > 2.0:
             self.time_s = now_s
             return
