@@ -4,7 +4,8 @@ Every ROS entry point of every controller and of the manager gets N malformed in
 each kind (non-finite and huge values on every command topic among them: no non-finite
 command may reach write()); controllers and hardware fail on purpose; a read() blocks for
 good (the watchdog); load/unload storms run while a controller fails; start-up parameters
-that cannot work are given; a serial cable is cut and restored K times; SIGINT, SIGTERM,
+that cannot work are given; a serial cable is cut and restored K times, and a servo
+arm's bus is cut K times, a servo silenced, overloaded and garbled; SIGINT, SIGTERM,
 SIGHUP, SIGQUIT and a second SIGINT arrive mid-motion; every release path (deactivate,
 unspawn, error, fallback, shutdown) is timed on each simulated hardware kind. Everything
 goes through real ros2_control_node processes and their public ROS interfaces (hardware
@@ -46,6 +47,7 @@ from faults import (
     primitive_inputs,
     release,
     serial_cut,
+    servo_bus,
     storms,
 )
 from faults.common import Row
@@ -63,6 +65,7 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'exits': lambda a, rows: exits.run(rows),
     'storms': lambda a, rows: storms.run(rows),
     'serial': lambda a, rows: serial_cut.run(a.cuts, rows),
+    'servos': lambda a, rows: servo_bus.run(a.cuts, rows),
     'release': lambda a, rows: release.run(rows),
 }
 
