@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument('--cuts', type=int, default=5, help='cable cuts, and injections of each fault')
     p.add_argument('--signals', type=int, default=2, help='SIGINT and SIGTERM runs of each')
     p.add_argument(
-        '--model-steps', type=int, default=12_000, help='cycles of the long model search'
+        '--model-steps', type=int, default=20_000, help='cycles of the long model search'
     )
     p.add_argument('--quick', action='store_true', help='N=4, K=2, one run per signal')
     p.add_argument('--only', nargs='+', choices=list(GROUPS), default=list(GROUPS))

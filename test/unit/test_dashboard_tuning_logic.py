@@ -142,7 +142,10 @@ def test_pid_and_jtc_signals_and_their_charts():
     assert charts_for('other', ['x']) == []
 
 
-NO_PARAMETERS_FILE = {'example_controllers/SineController'}
+NO_PARAMETERS_FILE = {
+    'example_controllers/SineController',
+    'ros2_control_demo_example_7/RobotController',  # declares them in code, as upstream's
+}
 """Registered types that declare their parameters in code, with no schema file."""
 
 
