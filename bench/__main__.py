@@ -7,6 +7,8 @@
 
 Every figure comes from this run on this machine; nothing here is asserted by the tests.
 `--write` also puts the tables of a full run into docs/bench_results.md, with date and machine.
+A table that cannot measure (a manager that does not come up, a message that never arrives)
+says why and the run goes on; `--hog` runs a busy loop on every core beside the bench.
 """
 
 from __future__ import annotations
@@ -15,12 +17,15 @@ import argparse
 import os
 import statistics
 import sys
+import traceback
+from collections.abc import Callable
 
 from bench.command_latency import latency_run
 from bench.common import table, verdict
 from bench.cpu_idle import ROBOTS, IdleWindows, idle_windows
 from bench.demo_load import demo_run, warm_cycle_us
 from bench.floor import LoopWindows, alternating_windows
+from bench.hog import cpu_hog
 from bench.mujoco_step import mujoco_step_run
 from bench.results_file import RESULTS, tee_stdout, this_machine
 from bench.results_file import write as write_results
@@ -28,6 +33,8 @@ from bench.scaling import forward_run, jtc_run
 from bench.startup_time import startup_run
 
 TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco')
+NOT_MEASURED = None
+"""A target's verdict when its table could not measure."""
 
 
 def _lateness_row(label: str, s: dict) -> list:
@@ -276,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         action='store_true',
         help=f'also write the tables to {RESULTS.name} (date, machine): a full run only',
     )
+    p.add_argument(
+        '--hog',
+        action='store_true',
+        help='a busy loop on every core beside the run (killed at its end): a repeatable load',
+    )
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error('--rounds must be at least 1')
@@ -283,47 +295,99 @@ def main(argv: list[str] | None = None) -> int:
         p.error('--write records a full run: drop --only')
     os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
-    if not args.write:
-        run_tables(args)
-        return 0
-    with tee_stdout() as tables:
-        run_tables(args)
+    with cpu_hog(args.hog) as hogged:
+        print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
+        if hogged:
+            print(f'load: --hog, a busy loop on each of cores {hogged} beside the bench')
+        if not args.write:
+            run_tables(args)
+            return 0
+        with tee_stdout() as tables:
+            run_tables(args)
     command = f'python -m bench --seconds {args.seconds:g} --rounds {args.rounds}'
+    command += ' --hog' if args.hog else ''
     print(f'\nwritten: {write_results(tables.getvalue(), command, RESULTS)}')
     return 0
 
 
 def run_tables(args: argparse.Namespace) -> None:
-    """Every table asked for, then the targets they were judged against."""
-    targets: list[tuple[str, str, bool]] = []
-    if 'loop' in args.only or 'cost' in args.only:
-        if 'loop' in args.only:
+    """Every table asked for, then the targets they were judged against. A table that fails
+    says why in its place and its targets read "not measured"; the others still run."""
+    targets: list[tuple[str, str, bool | None]] = []
+    runs: dict[int, dict] = {}
+    if 'loop' in args.only:
+
+        def loop() -> None:
             windows = alternating_windows(1000, args.seconds, args.rounds)
             loop_table(windows, targets)
-            runs = {1000: windows.demo[0]}
-        else:
-            runs = {1000: demo_run(1000, args.seconds)}
-        if 'cost' in args.only:
+            runs[1000] = windows.demo[0]
+
+        guarded('1. Loop floor vs manager', loop, targets, LOOP_TARGETS)
+    if 'cost' in args.only:
+
+        def cost() -> None:
+            if 1000 not in runs:
+                runs[1000] = demo_run(1000, args.seconds)
             runs[100] = demo_run(100, args.seconds)
             cost_table(runs, warm_cycle_us(), targets)
+
+        guarded('2. Per-cycle cost', cost, targets, COST_TARGETS)
     if 'latency' in args.only:
-        latency_table(targets)
+        guarded('3. Command latency', lambda: latency_table(targets), targets, LATENCY_TARGETS)
     if 'scaling' in args.only:
-        scaling_table(args.seconds, targets)
+        guarded(
+            '4. Scaling', lambda: scaling_table(args.seconds, targets), targets, SCALING_TARGETS
+        )
     if 'cpu' in args.only:
-        idle = {
-            (robot, rate): idle_windows(robot, rate, args.seconds, args.rounds, heard=rate == 100)
-            for robot in ROBOTS
-            for rate in (100, 1000)
-        }
-        cpu_table(idle, targets)
+
+        def cpu() -> None:
+            idle = {
+                (robot, rate): idle_windows(
+                    robot, rate, args.seconds, args.rounds, heard=rate == 100
+                )
+                for robot in ROBOTS
+                for rate in (100, 1000)
+            }
+            cpu_table(idle, targets)
+
+        guarded('5. CPU of an idle manager', cpu, targets, CPU_TARGETS)
     if 'startup' in args.only:
-        startup_table(targets)
+        guarded('6. Start-up', lambda: startup_table(targets), targets, STARTUP_TARGETS)
     if 'mujoco' in args.only:
-        mujoco_table(args.seconds, targets)
+        mujoco = lambda: mujoco_table(args.seconds, targets)  # noqa: E731
+        guarded('7. Simulated arms', mujoco, targets, MUJOCO_TARGETS)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
+
+
+LOOP_TARGETS = ('1 kHz rate, lateness and overruns',)
+COST_TARGETS = ('demo cycle at 1 kHz',)
+LATENCY_TARGETS = ('latency p50 < period + 0.5 ms',)
+SCALING_TARGETS = ('100-joint quintic JTC < 300 us', 'JTC cost no worse than linear in joints')
+CPU_TARGETS = ('idle at 100 Hz < 5 % of a core',)
+STARTUP_TARGETS = ('start-up to active controllers < 2 s',)
+MUJOCO_TARGETS = ('MuJoCo arm6 read + write < 10 % of a 1 kHz period',)
+
+
+def guarded(
+    title: str,
+    measure_table: Callable[[], None],
+    targets: list[tuple[str, str, bool | None]],
+    names: tuple[str, ...],
+) -> bool:
+    """Run one table; if it raises, print why under its title, mark the targets it would
+    have judged (`names`) "not measured" unless it judged them already, and go on."""
+    judged = len(targets)
+    try:
+        measure_table()
+        return True
+    except Exception as exc:  # any failure of one table: say it, keep the run going
+        print(f'\n## {title}: could not measure\n')
+        print(f'{type(exc).__name__}: {str(exc).strip()[-2000:]}')
+        print('\n```\n' + ''.join(traceback.format_exc(limit=4)).strip()[-3000:] + '\n```')
+        del targets[judged:]
+        targets.extend((name, 'not measured', NOT_MEASURED) for name in names)
+        return False
 
 
 if __name__ == '__main__':
