@@ -134,7 +134,9 @@ setup(
         share('config', '*.*'),
         share('config/mujoco', '*.*'),
     ],
-    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial'],
+    # xacro: the ROS package on PyPI, for .urdf.xacro robot descriptions ($(find) through
+    # the ament index)
+    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial', 'xacro'],
     extras_require={
         'test': ['pytest', 'ruff', 'mypy', 'matplotlib', 'hypothesis'],
         'mujoco': ['mujoco'],
@@ -181,6 +183,11 @@ setup(
             'py_controllers.hardware.topic_based_system:TopicBasedSystem',
             'py_controllers/MotionPrimitivesMockSystem = '
             'py_controllers.hardware.motion_primitives_mock:MotionPrimitivesMockSystem',
+        ],
+        'py_controllers.transmissions': [
+            f'transmission_interface/{kind}Transmission = '
+            f'py_controllers.transmission_interface.loader:{kind}TransmissionLoader'
+            for kind in ('Simple', 'Differential', 'FourBarLinkage')
         ],
         'py_controllers.kinematics': [
             'kinematics_interface_pinocchio/KinematicsInterfacePinocchio = '

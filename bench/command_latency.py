@@ -80,24 +80,23 @@ def latency_run(rate_hz: int, count: int = 300, interval_s: float = 0.013) -> di
     plugins.register(plugins.HARDWARE_GROUP, PROBE, LatencyProbe)
     urdf = swap_hardware((CONFIG / 'minimal_robot.urdf').read_text(), PROBE)
     context = Context()
-    rclpy.init(
-        context=context,
-        args=[
-            '--ros-args',
-            '--params-file',
-            str(CONFIG / 'minimal_controllers.yaml'),
-            '-p',
-            f'update_rate:={rate_hz}',
-            # the command carries its send time, far outside joint1's position limits
-            '-p',
-            'enforce_command_limits:=false',
-        ],
-    )
+    ros_args = [
+        '--ros-args',
+        '--params-file',
+        str(CONFIG / 'minimal_controllers.yaml'),
+        '-p',
+        f'update_rate:={rate_hz}',
+        # the command carries its send time, far outside joint1's position limits
+        '-p',
+        'enforce_command_limits:=false',
+    ]
+    rclpy.init(context=context, args=ros_args)
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     executor = SingleThreadedExecutor(context=context)
     cm = ControllerManagerRuntime(
         executor,
         context=context,
+        args=ros_args,
         parameter_overrides=[
             rclpy.parameter.Parameter('robot_description', value=urdf),
             # a stall of this in-process loop on a loaded host is reported, never the end of

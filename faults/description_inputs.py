@@ -1,7 +1,8 @@
 """Bad robot descriptions given to fresh ros2_control_node processes: over the
-`~/robot_description` topic, in the `robot_description` / `robot_description_file`
-parameters, and with bad `joint_limits.*` parameters. The node must not exit: it says
-why and waits for a new description, and comes up when a valid one arrives."""
+`robot_description` topic (where robot_state_publisher publishes), in the
+`robot_description` / `robot_description_file` parameters, and with bad `joint_limits.*`
+parameters. The node must not exit: it says why and waits for a new description, and comes
+up when a valid one arrives."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from faults.common import Robot, Row, cycle
 from faults.robots import BAD_DESCRIPTIONS, MINIMAL_URDF
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, latched_qos
 
-TOPIC = '/controller_manager/robot_description'
+TOPIC = '/robot_description'
 REFUSED = 'invalid robot description'
 CONTROLLERS = CONFIG / 'minimal_controllers.yaml'
 
@@ -60,7 +61,7 @@ def topic_rows(n: int, rows: list[Row]) -> None:
         robot.wait(lambda: pub.get_subscription_count() > 0, 20.0)
         kind_rows = []
         for kind, variants in BAD_DESCRIPTIONS.items():
-            row = Row('~/robot_description topic (fresh node)', kind, measured=False)
+            row = Row('robot_description topic (fresh node)', kind, measured=False)
             mark = robot.mark()
             for text in cycle(variants, n):
                 refused = publish_and_wait(robot, pub, text)
@@ -146,7 +147,7 @@ def param_case(row: Row, params: dict[str, Any], recovers: bool) -> None:
             row.fail(f'exited with {robot.proc.process.returncode}: {lines[-1] if lines else ""}')
             return
         if recovers and not comes_up(robot, pub):
-            row.fail('ignores a valid description on ~/robot_description afterwards')
+            row.fail('ignores a valid description on robot_description afterwards')
         if not recovers and robot.client_ready():
             row.fail('came up despite the bad parameters')
 

@@ -424,7 +424,7 @@ class ManagerModel(RuleBasedStateMachine):
     def deactivate(self, data: Any) -> None:
         name = self._pick(data, [s.name for s in self.cm.active], 'deactivate')
         if name is not None:
-            ok, msg = self.cm.switch_controller([], [name], 2)
+            ok, _msg = self.cm.switch_controller([], [name], 2)
             if ok:  # taken out, whatever its hooks said
                 assert not self.cm.is_running(name), f'{name} still runs'
         self.step()

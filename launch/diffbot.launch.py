@@ -48,7 +48,6 @@ def nodes(context):
             package=PACKAGE,
             executable='ros2_control_node',
             parameters=[controllers, {'use_sim_time': use_sim_time}],
-            remappings=[('~/robot_description', '/robot_description')],
             output='both',
         ),
         Node(

@@ -35,7 +35,6 @@ def nodes(context):
             package=PACKAGE,
             executable='ros2_control_node',
             parameters=[str(controllers), {'use_sim_time': use_sim_time}],
-            remappings=[('~/robot_description', '/robot_description')],
             output='both',
         ),
         Node(

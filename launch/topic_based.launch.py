@@ -51,7 +51,6 @@ def generate_launch_description():
                 package=PACKAGE,
                 executable='ros2_control_node',
                 parameters=[f'{share}/config/topic_based_controllers.yaml'],
-                remappings=[('~/robot_description', '/robot_description')],
                 output='both',
             ),
             Node(

@@ -63,6 +63,9 @@ class RosHarness:
     """An isolated rclpy context with one node and an executor, for a test."""
 
     def __init__(self, name: str = 'test_client', *, args: list[str] | None = None) -> None:
+        """`args`: the context's command line (`['--ros-args', '--params-file', ...]`); a
+        manager made in this harness hands its ROS arguments to its controllers' nodes."""
+        self.args = list(args or [])
         self.context = Context()
         rclpy.init(context=self.context, args=args)
         self.node = rclpy.create_node(name, context=self.context)
@@ -148,6 +151,7 @@ class SteppedManager:
         self.node = ControllerManagerRuntime(
             harness.executor,
             context=harness.context,
+            args=harness.args,
             start_loop=False,
             parameter_overrides=overrides,
         )

@@ -41,11 +41,13 @@ def main(argv: list[str] | None = None) -> int:
         from py_controllers.hardware.simulated_system import SimulatedSystem
 
         plugins.register(plugins.HARDWARE_GROUP, SIMULATION, SimulatedSystem)
-    rclpy.init(args=['--ros-args', '--params-file', str(HERE / 'posture_hold_controllers.yaml')])
+    ros_args = ['--ros-args', '--params-file', str(HERE / 'posture_hold_controllers.yaml')]
+    rclpy.init(args=ros_args)
     executor = SingleThreadedExecutor()
     # No description yet: the controllers are loaded and configured first, so the arm is
     # handed to them right after the simulation (and the loop) starts, before it can sag.
-    cm = ControllerManagerRuntime(executor)
+    # The controllers' nodes get the parameter file through `args`, as from ros2_control_node.
+    cm = ControllerManagerRuntime(executor, args=ros_args)
     manager = cm.manager
     names = ['joint_state_broadcaster'] + ([] if args.no_hold else ['posture_hold_controller'])
     for name in names:

@@ -148,10 +148,12 @@ class ControllerInterface:
         cm_update_rate: int = 100,
         namespace: str = '',
         cli_args: list[str] | None = None,
+        use_global_arguments: bool = True,
         context: Any = None,
         parameter_overrides: list[Any] | None = None,
     ) -> bool:
-        """Create the node, declare the base parameters and run on_init()."""
+        """Create the node, declare the base parameters and run on_init(). The manager
+        passes `use_global_arguments=False` with its own arguments in `cli_args`, as upstream."""
         self.robot_description = robot_description
         self.cm_update_rate = cm_update_rate
         self.node = _ControllerNode(
@@ -160,6 +162,7 @@ class ControllerInterface:
             namespace=namespace,
             context=context,
             cli_args=cli_args,
+            use_global_arguments=use_global_arguments,
             parameter_overrides=parameter_overrides or [],
         )
         self.lifecycle.name = f"controller '{controller_name}'"

@@ -36,7 +36,6 @@ def run_each_bounded(
     return {n: results.get(n, TimeoutError(what)) for n in work}
 
 
-
 LOCK_TIMEOUT_S = 2.0
 """The longest a service waits for the cycle lock: a loop stuck inside a cycle holds it."""
 

@@ -4,7 +4,7 @@ holds the state)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from rclpy.parameter import Parameter
@@ -13,6 +13,7 @@ from py_controllers import plugins
 from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import ControllerInterface
 from py_controllers.controller_manager.bounded import LoopBusyError, bounded_lock
+from py_controllers.controller_manager.controller_node_args import controller_node_arguments
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.hardware_interface.types import LifecycleStateId
 
@@ -25,15 +26,21 @@ S = LifecycleStateId
 
 
 class ControllerLoading:
-    """load_controller, configure_controller, cleanup_controller, unload_controller."""
+    """load_controller, configure_controller, cleanup_controller, unload_controller.
+
+    `manager_args` are the manager's own ROS arguments: each controller node gets them less
+    the manager's name, namespace and description (`controller_node_args`), never the
+    process's global ones."""
 
     def __init__(
         self,
         cm: ManagerTables,
         add_node: Callable[[Node], Any],
         remove_node: Callable[[Node], Any],
+        manager_args: Sequence[str] = (),
     ) -> None:
         self.cm = cm
+        self.manager_args = list(manager_args)
         self._add_node = add_node
         self._remove_node = remove_node
 
@@ -74,13 +81,12 @@ class ControllerLoading:
                 fallbacks = self._strings(f'{name}.fallback_controllers')
             except ValueError as exc:
                 return False, f"cannot load controller '{name}': {exc}"
-            cli_args: list[str] = []
-            for path in params_files:
-                cli_args += ['--params-file', path]
-            cli_args += node_options
             if name in fallbacks:
                 return False, f"controller '{name}' lists itself as a fallback controller"
             overrides = [Parameter('use_sim_time', value=bool(self._param('use_sim_time', False)))]
+            cli_args = controller_node_arguments(self.manager_args, params_files, node_options)
+            if len(cli_args) > 1:
+                self.cm.logger.info(f"controller '{name}' node arguments: {' '.join(cli_args)}")
             controller = cls()
             try:
                 ok = controller.init(
@@ -88,7 +94,8 @@ class ControllerLoading:
                     robot_description=self.cm.rm.urdf,
                     cm_update_rate=self.cm.update_rate,
                     namespace=self.cm.node.get_namespace(),
-                    cli_args=['--ros-args', *cli_args] if cli_args else None,
+                    cli_args=cli_args,
+                    use_global_arguments=False,
                     context=self.cm.node.context,
                     parameter_overrides=overrides,
                 )
@@ -155,7 +162,10 @@ class ControllerLoading:
             node.trigger_cleanup()
             if self.cm.state_of(name) != S.UNCONFIGURED:  # refused, or on_error ran
                 state = self.cm.state_of(name).label
-                return False, f"controller '{name}' failed to clean up (now {state}): not configured"
+                return (
+                    False,
+                    f"controller '{name}' failed to clean up (now {state}): not configured",
+                )
         node.trigger_configure()
         if self.cm.state_of(name) != S.INACTIVE:
             return False, f"controller '{name}' failed to configure"

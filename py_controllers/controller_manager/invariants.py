@@ -31,7 +31,7 @@ The invariants:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,5 +236,3 @@ def last_write_holds(
             found.append(Violation('holds_last', f'{name}: last write {got!r}, held {value}'))
     return found
 
-
-Check = Callable[[Any], list[Violation]]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from time import monotonic_ns as _monotonic_ns
 from time import perf_counter_ns as _perf_ns
@@ -82,7 +82,10 @@ class ControllerManager:
         strict_by_default: bool = True,
         allow_inactive_hardware: bool = False,
         deactivate_on_hardware_self_deactivate: bool = True,
+        ros_args: Sequence[str] = (),
     ) -> None:
+        """`ros_args`: the manager's own ROS arguments, which its controllers' nodes get
+        (less its name, namespace and description; see `controller_node_args`)."""
         self.node = node
         self.logger = node.get_logger()
         self.update_rate = update_rate
@@ -108,7 +111,7 @@ class ControllerManager:
         self.rm.async_time = self._async_time
         self.supervisor = Supervisor(self)
         self.loading = ControllerLoading(
-            self, add_node or (lambda n: None), remove_node or (lambda n: None)
+            self, add_node or (lambda n: None), remove_node or (lambda n: None), ros_args
         )
 
     # --- loading (controller_loading.py) ---------------------------------------------------

@@ -2,9 +2,12 @@
 
 One rclpy node `controller_manager`, spun by a single-threaded executor in the main
 thread (controller nodes join the same executor), and the control loop thread. The
-robot description comes from the `robot_description` parameter, from the
-`~/robot_description` topic (transient local, as published by robot_state_publisher),
-or, as a convenience without ROS tooling, from a file named by `robot_description_file`.
+robot description comes from the `robot_description` parameter, from a file named by
+`robot_description_file` (a `.xacro` file expanded with `robot_description_xacro_args`), or
+from the `robot_description` topic as upstream (`/robot_description`, where
+robot_state_publisher publishes it) or `~/robot_description` (Humble's): see
+`description_topics.py`. Controller nodes get the manager's ROS arguments, never the
+process's global ones (`controller_node_args.py`).
 
 Every way out stops the robot: SIGINT, SIGTERM, SIGHUP (a closed terminal), SIGQUIT, the
 ROS context shutting down, the loop ending on a failure or stalling (the watchdog) all go
@@ -22,8 +25,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
-from pathlib import Path
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import rclpy
@@ -32,11 +34,20 @@ from rclpy.exceptions import ParameterUninitializedException
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from rosgraph_msgs.msg import Clock
 from std_msgs.msg import String
 
+from py_controllers.controller_manager.bounded import run_each_bounded
+from py_controllers.controller_manager.controller_node_args import ros_arguments
+from py_controllers.controller_manager.description_file import (
+    XACRO_ARGS,
+    DescriptionFileError,
+    check_description_file,
+    read_description_file,
+    xacro_arguments,
+)
+from py_controllers.controller_manager.description_topics import DescriptionTopics
 from py_controllers.controller_manager.loop import ControlLoop
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.controller_manager.node_executors import (
@@ -44,16 +55,15 @@ from py_controllers.controller_manager.node_executors import (
     NodeExecutors,
     serve,
 )
+from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.controller_manager.startup_parameters import (
     StartupParameterError,
     check_loop_settings,
 )
-from py_controllers.controller_manager.bounded import run_each_bounded
-from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.watchdog import (
-    DEFAULT_MAX_SWITCH_S,
     BACKSTOP_MIN_S,
+    DEFAULT_MAX_SWITCH_S,
     DEFAULT_MIN_STALL_S,
     Backstop,
     LoopWatchdog,
@@ -73,6 +83,7 @@ DEFAULTS: dict[str, Any] = {
     'enforce_command_limits': True,
     'robot_description': '',
     'robot_description_file': '',
+    XACRO_ARGS: Parameter.Type.STRING_ARRAY,
     'hardware_components_initial_state.unconfigured': Parameter.Type.STRING_ARRAY,
     'hardware_components_initial_state.inactive': Parameter.Type.STRING_ARRAY,
     'defaults.switch_controller.strictness': 'strict',
@@ -104,15 +115,18 @@ class ControllerManagerRuntime:
         *,
         start_loop: bool = True,
         stop_requested: threading.Event | None = None,
+        args: Sequence[str] | None = None,
         backstop: Backstop | None = None,
         **node_kwargs: Any,
     ) -> None:
         """`start_loop=False` keeps the loop thread from starting: a test then runs the
         cycles itself with `loop.cycle()` (see `py_controllers.testing.SteppedManager`).
         `stop_requested` is set when the process should end (a signal may set it before
-        this returns). `backstop`: the process's GIL-free last resort (only the process
-        entry point has one; see watchdog.py). Raises StartupParameterError for start-up
-        parameters that cannot work."""
+        this returns). `args`: the command line the context was initialised with; its ROS
+        arguments (and those in `cli_args`) go to every controller node, less the manager's
+        name, namespace and description. `backstop`: the process's GIL-free last resort (only
+        the process entry point has one; see watchdog.py). Raises StartupParameterError for
+        start-up parameters that cannot work."""
         self.start_loop = start_loop
         # set when the process should end: a signal, the loop failing or stalling
         self.stop_requested = stop_requested or threading.Event()
@@ -130,6 +144,8 @@ class ControllerManagerRuntime:
         executor.add_node(self.node)
         try:
             self.settings = check_loop_settings(self.param)
+            path = str(self.param('robot_description_file') or '')
+            xacro_mappings = check_description_file(path, xacro_arguments(self.param(XACRO_ARGS)))
         except StartupParameterError:
             executor.remove_node(self.node)
             self.node.destroy_node()
@@ -148,6 +164,7 @@ class ControllerManagerRuntime:
             strict_by_default=settings.strict_by_default,
             allow_inactive_hardware=settings.allow_inactive_hardware,
             deactivate_on_hardware_self_deactivate=settings.deactivate_on_hardware_self_deactivate,
+            ros_args=ros_arguments(args or []) + ros_arguments(node_kwargs.get('cli_args') or []),
         )
         self.loop = ControlLoop(
             self.manager,
@@ -174,41 +191,27 @@ class ControllerManagerRuntime:
         self.stalled_out = False  # the process ends because the loop stalled
         self._failure_wake = self.node.create_guard_condition(self.report_loop_failure)
         self.services: ManagerServices | None = None
-        self._description_sub = None
+        self._description_topics: DescriptionTopics | None = None
+        self._description_source = ''
         description = self.param('robot_description') or ''
-        path = str(self.param('robot_description_file') or '')
+        source = 'the robot_description parameter'
         log = self.node.get_logger()
         if not isinstance(description, str):
             log.error(
                 f"invalid robot description: parameter 'robot_description' must be a string, "
-                f'got {description!r}; waiting for one on ~/robot_description'
+                f'got {description!r}; waiting for one on a topic'
             )
             description = ''
         if not description and path:
+            source = f"robot_description_file '{path}'"
             try:
-                description = Path(path).read_text()
-            except (OSError, UnicodeDecodeError) as exc:
-                log.error(
-                    f"invalid robot description: robot_description_file '{path}' cannot be "
-                    f'read: {exc}; waiting for one on ~/robot_description'
-                )
+                description = read_description_file(path, xacro_mappings)
+            except DescriptionFileError as exc:
+                log.error(f'invalid robot description: {source} {exc}; waiting for one on a topic')
         if description:
-            self.on_description(String(data=description))
-        if self.services is None:  # none given, or it was refused: wait for one on the topic
-            latched = QoSProfile(
-                depth=1,
-                reliability=ReliabilityPolicy.RELIABLE,
-                durability=DurabilityPolicy.TRANSIENT_LOCAL,
-            )
-            self._description_sub = self.node.create_subscription(
-                String, '~/robot_description', self.on_description, latched
-            )
-            self._wait_timer = self.node.create_timer(
-                1.0,
-                lambda: self.node.get_logger().warning(
-                    "Waiting for data on '~/robot_description' topic to finish initialization"
-                ),
-            )
+            self.on_description(String(data=description), source)
+        if self.services is None:  # none given, or it was refused: wait for one on the topics
+            self._description_topics = DescriptionTopics(self.node, self.on_description)
 
     def _refuse_start_up_parameters(self, parameters: list[Parameter]) -> SetParametersResult:
         """The manager's own parameters are read when it starts: a later change would be
@@ -301,11 +304,15 @@ class ControllerManagerRuntime:
         except ParameterUninitializedException:
             return None
 
-    def on_description(self, msg: String) -> None:
-        """Load the hardware from the URDF, set initial states, start services and loop."""
+    def on_description(self, msg: String, source: str = 'a direct call') -> None:
+        """Load the hardware from the URDF, set initial states, start services and loop;
+        `source` says where the description came from, for the log."""
         log = self.node.get_logger()
         if self.services is not None:
-            log.warning('robot description received again: ignored (no reload)')
+            log.warning(
+                f'robot description received again from {source}: ignored (no reload; the '
+                f'one from {self._description_source} is loaded)'
+            )
             return
         try:
             self.manager.rm.load_urdf(msg.data)
@@ -318,8 +325,10 @@ class ControllerManagerRuntime:
             log.error(f'invalid robot description: {exc}; waiting for a new one')
             self.manager.reset_hardware()
             return
-        if self._description_sub is not None:
-            self._wait_timer.cancel()
+        self._description_source = source
+        if self._description_topics is not None:
+            self._description_topics.loaded()
+            log.info(f'robot description received from {source}')
         unconfigured = set(self.settings.initial_unconfigured)
         inactive = set(self.settings.initial_inactive)
         unknown = (unconfigured | inactive) - set(self.manager.rm.components)
@@ -421,9 +430,8 @@ class _Signals:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `ros2_control_node`."""
     signals = _Signals()  # first: a signal during start-up still ends in the safe stop
-    rclpy.init(
-        args=argv if argv is not None else sys.argv, signal_handler_options=SignalHandlerOptions.NO
-    )
+    args = argv if argv is not None else sys.argv
+    rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     # The loop thread must get the GIL back soon after it wakes: shorten the interpreter's
     # switch interval from 5 ms (the other threads only run short callbacks). It is
     # interpreter-wide by nature, so only this process entry point sets it: a program that
@@ -432,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     executor = SingleThreadedExecutor()
     backstop = Backstop(BACKSTOP_MIN_S)  # its bound follows the watchdog's settings
     try:
-        cm = ControllerManagerRuntime(executor, stop_requested=signals.stop, backstop=backstop)
+        cm = ControllerManagerRuntime(
+            executor, stop_requested=signals.stop, backstop=backstop, args=args
+        )
     except Exception as exc:
         print(f'[ros2_control_node] ERROR: {exc}', file=sys.stderr)
         rclpy.shutdown()

@@ -52,8 +52,6 @@ def release(
     their interfaces (a switch that succeeded); `run_hooks=False`: no controller code runs
     (a second signal: the controllers may be what hangs)."""
     specs = [cm.controllers[n] for n in dict.fromkeys(names) if n in cm.controllers]
-    if not specs:
-        return
     cm.take_out_of_loop([spec.name for spec in specs])
     for spec in specs:
         if run_hooks and cm.state_of(spec.name) == S.ACTIVE:

@@ -185,7 +185,8 @@ class Supervisor:
                     users = self.controllers_using(component, commands_only=target == S.INACTIVE)
                     if users:
                         self.deactivate_after_error(
-                            users, f"hardware '{component}' goes to {target.label}",
+                            users,
+                            f"hardware '{component}' goes to {target.label}",
                             going_down=component,
                         )
                 inner = self.transitions.start(
@@ -236,7 +237,9 @@ class Supervisor:
         failed = []
         for name, result in results.items():
             if isinstance(result, TimeoutError):
-                cm.logger.error(f"final write: hardware '{name}' still writing after {timeout_s:g} s")
+                cm.logger.error(
+                    f"final write: hardware '{name}' still writing after {timeout_s:g} s"
+                )
             elif isinstance(result, BaseException) or not result:
                 cm.logger.error(f"hardware '{name}': the final write() failed ({result!r})")
             else:

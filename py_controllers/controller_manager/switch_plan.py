@@ -51,7 +51,9 @@ class SwitchPlan:
                     return err
         for lst, action in ((self.deactivate, 'deactivate'), (self.activate, 'activate')):
             for name in [n for n in lst if cm.controllers[n].busy]:
-                why = f"controller '{name}' is being {cm.controllers[name].busy}: cannot {action} it"
+                why = (
+                    f"controller '{name}' is being {cm.controllers[name].busy}: cannot {action} it"
+                )
                 err = self._reject(strict, lst, name, why)
                 if err:
                     return err

@@ -18,7 +18,6 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import controller_manager_msgs.msg as cm_msg
@@ -28,6 +27,10 @@ from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from py_controllers.controller_manager.description_file import (
+    XACRO_ARGS,
+    description_from_parameters,
+)
 from py_controllers.dashboard.model import (
     ControllerInfo,
     HardwareInfo,
@@ -284,7 +287,7 @@ class ManagerWatch:
             return
         try:
             values = await self.bridge.get_parameters(
-                self.manager, ['robot_description', 'robot_description_file']
+                self.manager, ['robot_description', 'robot_description_file', XACRO_ARGS]
             )
         except (NotAvailableError, CallFailedError) as exc:
             self.state.ranges_problem = f'cannot read robot_description: {exc}'
@@ -293,9 +296,12 @@ class ManagerWatch:
         text = values.get('robot_description') or ''
         source = f'{self.manager} robot_description'
         path = values.get('robot_description_file') or ''
-        if not text and path and Path(path).is_file():
-            text, source = Path(path).read_text(errors='replace'), path
-        if not text:
+        if not text and path:
+            try:  # a URDF, or a .xacro file expanded with the manager's xacro arguments
+                text, source = description_from_parameters(path, values.get(XACRO_ARGS)), path
+            except ValueError as exc:
+                source = f'no robot description: {path} {exc}'
+        elif not text:
             source = 'no robot description: no topic message and no manager parameter'
         if text or topic.msg is None:
             self._set_description(text, source)

@@ -112,9 +112,8 @@ class CommandGuard:
                 by_name[name] = kept
                 continue
             measured = None
-            if handle.interface_name in POSITION_LIKE:
-                if owners(name)[1] == component:
-                    measured = state_interfaces.get(name)
+            if handle.interface_name in POSITION_LIKE and owners(name)[1] == component:
+                measured = state_interfaces.get(name)
             by_name[name] = _Guarded(handle, controller, measured)
         for name, ended in old.items():
             if name not in by_name and command_interfaces.get(name) is ended.handle:

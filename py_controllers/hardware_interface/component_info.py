@@ -61,14 +61,42 @@ class MimicJoint:
 
 
 @dataclass
+class TransmissionJointInfo:
+    """A `<joint>` (or `<actuator>`) of a `<transmission>` (upstream's JointInfo/ActuatorInfo).
+
+    `mechanical_reduction` and `offset` come from the child tags of those names (1.0 and 0.0
+    when absent). For a joint, the interface names are copied from the component's `<joint>`
+    of the same name. `role` and `read_only` are kept as written, for the component to use.
+    """
+
+    name: str
+    role: str = ''
+    mechanical_reduction: float = 1.0
+    offset: float = 0.0
+    state_interfaces: list[str] = field(default_factory=list)
+    command_interfaces: list[str] = field(default_factory=list)
+    read_only: bool = False
+
+
+TransmissionActuatorInfo = TransmissionJointInfo
+"""An `<actuator>` of a `<transmission>`: the same fields as a joint."""
+
+
+@dataclass
 class TransmissionInfo:
-    """A `<transmission>` inside `<ros2_control>`: its plugin and the names it connects."""
+    """A `<transmission>` inside `<ros2_control>`: its plugin and what it connects, in the
+    order written (the loaders take the first joint as joint 1, and so on)."""
 
     name: str
     plugin: str
-    joints: list[str] = field(default_factory=list)
-    actuators: list[str] = field(default_factory=list)
+    joints: list[TransmissionJointInfo] = field(default_factory=list)
+    actuators: list[TransmissionActuatorInfo] = field(default_factory=list)
     parameters: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def type(self) -> str:
+        """The plugin name under its ros2_control field name (`transmission_info.type`)."""
+        return self.plugin
 
 
 @dataclass

@@ -26,6 +26,7 @@ from py_controllers.hardware_interface.component_info import (
     InterfaceInfo,
     MimicJoint,
     TransmissionInfo,
+    TransmissionJointInfo,
 )
 from py_controllers.hardware_interface.errors import ComponentParserError, UrdfError
 from py_controllers.hardware_interface.urdf import (
@@ -132,13 +133,7 @@ def _parse_hardware(element: ET.Element) -> HardwareInfo:
     ):
         _check_unique(components, kind, where)
     for transmission in info.transmissions:
-        known = {joint.name for joint in info.joints}
-        for joint_name in transmission.joints:
-            if joint_name not in known:
-                raise ComponentParserError(
-                    f"{where}: <transmission name='{transmission.name}'> uses joint "
-                    f"'{joint_name}', which is not a <joint> of this component"
-                )
+        _fill_transmission_interfaces(transmission, info, where)
     original = copy.copy(element)
     original.tail = None
     info.original_xml = ET.tostring(original, encoding='unicode')
@@ -253,12 +248,72 @@ def _parse_transmission(element: ET.Element, where: str) -> TransmissionInfo:
     return TransmissionInfo(
         name=name,
         plugin=_text(plugin),
-        joints=[_required_attribute(j, 'name', f'{at} <joint>') for j in element.findall('joint')],
-        actuators=[
-            _required_attribute(a, 'name', f'{at} <actuator>') for a in element.findall('actuator')
-        ],
+        joints=[_parse_transmission_end(j, at) for j in element.findall('joint')],
+        actuators=[_parse_transmission_end(a, at) for a in element.findall('actuator')],
         parameters=_parse_params(element, at),
     )
+
+
+def _parse_transmission_end(element: ET.Element, where: str) -> TransmissionJointInfo:
+    """A transmission's `<joint>` or `<actuator>`: name and role (both required, as
+    upstream), `read_only`, and the `<mechanical_reduction>`/`<offset>` children, which
+    must be finite numbers (upstream falls back to 1.0/0.0 on a typo; a typo in a gear
+    ratio must not move a motor 50 times too far)."""
+    kind = element.tag
+    name = _required_attribute(element, 'name', f'{where} <{kind}>')
+    at = f"{where} <{kind} name='{name}'>"
+    return TransmissionJointInfo(
+        name=name,
+        role=_required_attribute(element, 'role', at),
+        mechanical_reduction=_number_child(element, 'mechanical_reduction', 1.0, at),
+        offset=_number_child(element, 'offset', 0.0, at),
+        read_only=_bool_attribute(element, 'read_only', False, at),
+    )
+
+
+def _number_child(element: ET.Element, tag: str, default: float, where: str) -> float:
+    child = element.find(tag)
+    if child is None:
+        return default
+    value = _finite_float(_text(child))
+    if value is None:
+        raise ComponentParserError(f"{where}: <{tag}> '{_text(child)}' is not a finite number")
+    return value
+
+
+def _fill_transmission_interfaces(
+    transmission: TransmissionInfo, info: HardwareInfo, where: str
+) -> None:
+    """As upstream: each transmission joint gets the interface names of the component's
+    joint of that name; an actuator component's transmission has exactly one joint and,
+    when it names no actuator, gets 'actuator1' with that joint's interfaces."""
+    at = f"{where} <transmission name='{transmission.name}'>"
+    joints = {joint.name: joint for joint in info.joints}
+    for end in transmission.joints:
+        joint = joints.get(end.name)
+        if joint is None:
+            raise ComponentParserError(
+                f"{at} uses joint '{end.name}', which is not a <joint> of this component"
+            )
+        end.state_interfaces = [itf.name for itf in joint.state_interfaces]
+        end.command_interfaces = [itf.name for itf in joint.command_interfaces]
+    if info.type != 'actuator':
+        return
+    if len(transmission.joints) != 1:
+        raise ComponentParserError(
+            f'{at}: an actuator component takes exactly one joint in a transmission, '
+            f'found {len(transmission.joints)}'
+        )
+    if not transmission.actuators:  # upstream appends it beside a declared one too: two
+        (end,) = transmission.joints
+        transmission.actuators.append(
+            TransmissionJointInfo(
+                'actuator1',
+                'actuator1',
+                state_interfaces=list(end.state_interfaces),
+                command_interfaces=list(end.command_interfaces),
+            )
+        )
 
 
 # --- checks against the URDF, mimic joints, limits ----------------------------------------

@@ -102,6 +102,7 @@ class Rig:
             self.node = ControllerManagerRuntime(
                 self.harness.executor,
                 context=self.harness.context,
+                args=self.harness.args,
                 parameter_overrides=[Parameter('robot_description', value=urdf)],
             )
         self.manager = self.node.manager

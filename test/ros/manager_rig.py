@@ -45,6 +45,7 @@ def inprocess_manager() -> Iterator[tuple[RosHarness, Any]]:
     node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
+        args=harness.args,
         parameter_overrides=[
             Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
             Parameter('update_rate', value=200),

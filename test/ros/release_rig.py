@@ -25,8 +25,7 @@ def generic_robot(joints: dict[str, list[str]], *, states: tuple[str, ...] = ('p
         f'<joint name="{j}">'
         + ''.join(f'<command_interface name="{c}"/>' for c in commands)
         + ''.join(
-            f'<state_interface name="{s}"><param name="initial_value">0.5</param>'
-            '</state_interface>'
+            f'<state_interface name="{s}"><param name="initial_value">0.5</param></state_interface>'
             for s in states
         )
         + '</joint>'

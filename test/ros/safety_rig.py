@@ -40,6 +40,7 @@ def running_manager(harness, urdf, **params):
     return ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
+        args=harness.args,
         parameter_overrides=[Parameter(k, value=v) for k, v in overrides.items()],
     )
 

@@ -37,6 +37,7 @@ def base(tmp_path):
     node = ControllerManagerRuntime(
         harness.executor,
         context=harness.context,
+        args=harness.args,
         parameter_overrides=[Parameter('robot_description', value=MOCK_BASE)],
     )
     manager = node.manager

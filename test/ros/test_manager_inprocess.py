@@ -196,9 +196,7 @@ def test_description_topic_and_initial_state():
     )
     try:
         manager = node.manager
-        pub = harness.node.create_publisher(
-            String, '/controller_manager/robot_description', latched_qos()
-        )
+        pub = harness.node.create_publisher(String, '/robot_description', latched_qos())
         pub.publish(String(data=(CONFIG / 'minimal_robot.urdf').read_text()))
         assert harness.spin_until(lambda: node.services is not None)
         assert manager.rm.components['MinimalSystem'].state == LifecycleStateId.INACTIVE

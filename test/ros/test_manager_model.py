@@ -8,8 +8,8 @@ from faults.manager_model import ManagerModel
 
 TestManagerModel = ManagerModel.TestCase
 TestManagerModel.settings = settings(
-    max_examples=25,
-    stateful_step_count=30,
+    max_examples=100,
+    stateful_step_count=60,
     deadline=None,
     derandomize=True,  # the same search on every run: a failure here is reproducible
     database=None,

@@ -38,7 +38,7 @@ def test_invalid_parameter_fails_configure_naming_it(cm, capfd):
         ('robot_description_file', '/tmp'),  # a directory
     ],
 )
-def test_a_bad_description_waits_for_a_good_one_on_the_topic(given, capfd):
+def test_a_bad_description_waits_for_a_good_one_on_robot_description(given, capfd):
     from std_msgs.msg import String
 
     from py_controllers.testing import latched_qos
@@ -52,9 +52,7 @@ def test_a_bad_description_waits_for_a_good_one_on_the_topic(given, capfd):
     try:
         assert node.services is None
         assert given[1] in capfd.readouterr().err or given[0] == 'robot_description'
-        pub = harness.node.create_publisher(
-            String, '/controller_manager/robot_description', latched_qos()
-        )
+        pub = harness.node.create_publisher(String, '/robot_description', latched_qos())
         pub.publish(String(data=(CONFIG / 'minimal_robot.urdf').read_text()))
         assert harness.spin_until(lambda: node.services is not None)
         assert list(node.manager.rm.components) == ['MinimalSystem']

@@ -361,7 +361,8 @@ def test_transmission_names_and_plugin() -> None:
     (transmission,) = info.transmissions
     assert transmission.name == 't1'
     assert transmission.plugin == 'transmission_interface/SimpleTransmission'
-    assert (transmission.joints, transmission.actuators) == (['joint1'], ['motor1'])
+    assert [j.name for j in transmission.joints] == ['joint1']
+    assert [a.name for a in transmission.actuators] == ['motor1']
     assert transmission.parameters == {'note': 'geared'}
 
 

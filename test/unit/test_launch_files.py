@@ -125,3 +125,19 @@ def test_spawned_names_leave_out_options():
         '--activate-as-group',
     ]
     assert spawned_names(args) == ['jsb', 'car']
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_the_manager_hears_robot_state_publisher_as_upstream(path):
+    """Jazzy's convention: robot_state_publisher publishes `robot_description`, which the
+    manager subscribes to; no remap of the manager's `~/robot_description` (Humble's)."""
+    tree = ast.parse(path.read_text())
+    nodes = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'Node':
+            kws = {kw.arg: kw.value for kw in node.keywords}
+            nodes[ast.literal_eval(kws['executable'])] = kws
+    assert 'robot_state_publisher' in nodes
+    manager = nodes['ros2_control_node']
+    remapped = [ast.literal_eval(r)[0] for r in getattr(manager.get('remappings'), 'elts', [])]
+    assert not any('robot_description' in name for name in remapped), remapped

@@ -122,7 +122,9 @@ class SteeringControllersLibrary(ChainableControllerInterface):
         self.parameters = ControllerParameters(node, self.SCHEMA)
         self.geometry_parameters = ControllerParameters(node, self.GEOMETRY_SCHEMA)
         #: the newest accepted ~/reference: (linear, angular, stamp_ns), or None
-        self.reference_box: RealtimeBox[tuple[float, float, int] | None] = self.topic_reference_box()
+        self.reference_box: RealtimeBox[tuple[float, float, int] | None] = (
+            self.topic_reference_box()
+        )
         #: (x, y, yaw) requests of ~/set_odometry; the loop applies each one once
         self.pose_requests: RequestHandoff[tuple[float, float, float]] = RequestHandoff()
         self.odometry: SteeringOdometry | None = None
