@@ -235,4 +235,3 @@ def last_write_holds(
         elif got is None or not _same(got, value):
             found.append(Violation('holds_last', f'{name}: last write {got!r}, held {value}'))
     return found
-
