@@ -31,10 +31,14 @@ from bench.results_file import RESULTS, tee_stdout, this_machine
 from bench.results_file import write as write_results
 from bench.scaling import forward_run, jtc_run
 from bench.startup_time import startup_run
+from py_controllers import compiled
 
 TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco')
 NOT_MEASURED = None
 """A target's verdict when its table could not measure."""
+
+FIGURES: dict[str, float] = {}
+"""Figures the tables leave for the ratios judged at the end (all from this run)."""
 
 
 def _lateness_row(label: str, s: dict) -> list:
@@ -70,6 +74,7 @@ def loop_table(windows: LoopWindows, targets: list) -> None:
 
     demo_p99, empty_p99 = median_p99(windows.demo), median_p99(windows.empty)
     ratio = demo_p99 / max(empty_p99, 1e-9)
+    FIGURES['p99_ratio'] = ratio
     bare_ratio = demo_p99 / max(median_p99(windows.bare), 1e-9)
     worst_p99 = max(r['lateness']['p99_us'] for r in windows.demo)
     rate_error = max(abs(r['measured_rate_hz'] - 1000.0) / 10.0 for r in windows.demo)
@@ -127,6 +132,7 @@ def cost_table(runs: dict[int, dict], warm: dict[str, float], targets: list) -> 
     )
     if 1000 in runs:
         mean = runs[1000]['execution']['mean_us']
+        FIGURES['cycle_1k_us'] = mean
         targets.append(('demo cycle < 150 us mean at 1 kHz', f'{mean:.0f} us', mean < 150.0))
 
 
@@ -217,6 +223,8 @@ def cpu_table(runs: dict[tuple[str, int], IdleWindows], targets: list) -> None:
     rows = [[robot, rate, cell(w.unheard), cell(w.heard)] for (robot, rate), w in runs.items()]
     print(table(['robot', 'rate Hz', 'CPU % unheard', 'CPU % heard'], rows))
     for (robot, rate), w in runs.items():
+        if rate == 1000 and robot.startswith('minimal') and w.unheard:
+            FIGURES['minimal_1k_cpu'] = statistics.median(w.unheard)
         if rate != 100:
             continue
         for label, cpus in (('unheard', w.unheard), ('heard', w.heard)):
@@ -259,6 +267,7 @@ def mujoco_table(seconds: float, targets: list) -> None:
         )
     )
     mujoco_1k = rows[0][1]['total'][0]
+    FIGURES['mj_step_us'] = rows[-1][1]['total'][0]
     targets.append(
         (
             'MuJoCo arm6 read + write < 10 % of a 1 kHz period',
@@ -297,6 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
     with cpu_hog(args.hog) as hogged:
         print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
+        print(f'hot path: {compiled.variant()} (PY_CONTROLLERS_PURE=1: the pure Python)')
         if hogged:
             print(f'load: --hog, a busy loop on each of cores {hogged} beside the bench')
         if not args.write:
@@ -306,6 +316,8 @@ def main(argv: list[str] | None = None) -> int:
             run_tables(args)
     command = f'python -m bench --seconds {args.seconds:g} --rounds {args.rounds}'
     command += ' --hog' if args.hog else ''
+    if compiled.variant().startswith('pure'):
+        command = 'PY_CONTROLLERS_PURE=1 ' + command
     print(f'\nwritten: {write_results(tables.getvalue(), command, RESULTS)}')
     return 0
 
@@ -356,8 +368,40 @@ def run_tables(args: argparse.Namespace) -> None:
     if 'mujoco' in args.only:
         mujoco = lambda: mujoco_table(args.seconds, targets)  # noqa: E731
         guarded('7. Simulated arms', mujoco, targets, MUJOCO_TARGETS)
+    ratio_targets(targets)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
+
+
+def ratio_targets(targets: list[tuple[str, str, bool | None]]) -> None:
+    """The targets stated as ratios within this run (issue #39): what a slower or faster host
+    scales alike. A figure whose table did not run (or could not measure) reads so."""
+    cycle, step = FIGURES.get('cycle_1k_us'), FIGURES.get('mj_step_us')
+    if cycle is not None and step is not None:
+        ratio = cycle / step
+        targets.append(
+            (
+                'demo cycle at 1 kHz <= 20x the bare mj_step of arm6 (same run)',
+                f'{ratio:.0f}x ({cycle:.0f} / {step:.1f} us)',
+                ratio <= 20.0,
+            )
+        )
+    else:
+        targets.append(('demo cycle <= 20x the bare mj_step of arm6', 'not measured', None))
+    if 'p99_ratio' in FIGURES:
+        ratio = FIGURES['p99_ratio']
+        targets.append(
+            (
+                'wake-up p99 <= 2x the nearly empty manager (medians)',
+                f'{ratio:.1f}x',
+                ratio <= 2.0,
+            )
+        )
+    if 'minimal_1k_cpu' in FIGURES:
+        cpu = FIGURES['minimal_1k_cpu']
+        targets.append(
+            ('minimal robot at 1 kHz < 10 % of a core (median)', f'{cpu:.1f} %', cpu < 10.0)
+        )
 
 
 LOOP_TARGETS = ('1 kHz rate, lateness and overruns',)

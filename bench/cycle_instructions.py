@@ -3,6 +3,9 @@ figure that load on the host does not move, for A/B decisions on a shared machin
 
     python -m bench.cycle_instructions [--cycles 200]      # runs itself under valgrind
 
+prints the count on the pure Python hot path and on the variant built (py_controllers/compiled.py)
+side by side.
+
 The demo's read -> update -> write is stepped in this process (`SteppedManager`, 1 kHz
 steps, trajectory executing, cmd_vel driving the base, every state topic subscribed), as
 `bench.demo_load.warm_cycle_us` does; only the stepped cycles are counted (callgrind's
@@ -124,11 +127,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.inside:
         run_cycles(args.cycles)
         return 0
-    totals = count(args.cycles)
-    print(
-        f'{totals[0] / args.cycles:,.0f} instructions per cycle on the stepping thread; '
-        f'other threads: {", ".join(f"{t / args.cycles:,.0f}" for t in totals[1:]) or "none"}'
-    )
+    from py_controllers import compiled
+
+    print(f'instructions per stepped demo cycle ({args.cycles} cycles, callgrind):')
+    for label, pure in (('pure Python', '1'), (compiled.variant(), '0')):
+        totals = count(args.cycles, {compiled.PURE_ENV: pure})
+        print(f'  {totals[0] / args.cycles:11,.0f}  {label}')
     return 0
 
 

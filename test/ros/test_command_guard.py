@@ -228,6 +228,7 @@ def test_a_non_finite_limiter_output_is_held(harness, capfd):
         ctrl = writing(sm, 'arm', ['j1/velocity'])
         ctrl.values['j1/velocity'] = 1.0
         sm.step(2)
+
         def overflowing(actual, desired, dt_s):
             desired.velocity = math.inf
             return True
