@@ -135,8 +135,16 @@ setup(
         share('config/mujoco', '*.*'),
     ],
     # xacro: the ROS package on PyPI, for .urdf.xacro robot descriptions ($(find) through
-    # the ament index)
-    install_requires=['setuptools', 'numpy', 'PyYAML', 'pyserial', 'xacro'],
+    # the ament index); the servo SDKs for DynamixelSystem and FeetechSystem
+    install_requires=[
+        'setuptools',
+        'numpy',
+        'PyYAML',
+        'pyserial',
+        'xacro',
+        'dynamixel-sdk',
+        'feetech-servo-sdk',
+    ],
     extras_require={
         'test': ['pytest', 'ruff', 'mypy', 'matplotlib', 'hypothesis'],
         'mujoco': ['mujoco'],
@@ -156,6 +164,7 @@ setup(
             'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
             'py-controllers = py_controllers.cli:main',
             'topic_simulator = py_controllers.hardware.topic_simulator:main',
+            'servo_teleop = py_controllers.hardware.servo_bus.teleop:main',
             'publisher_forward_position_controller = '
             'py_controllers.test_nodes.publisher_forward_position_controller:main',
             'publisher_joint_trajectory_controller = '
@@ -181,6 +190,12 @@ setup(
             'mujoco_ros2_control/MujocoSystem = py_controllers.hardware.mujoco_system:MujocoSystem',
             'topic_based_ros2_control/TopicBasedSystem = '
             'py_controllers.hardware.topic_based_system:TopicBasedSystem',
+            'py_controllers/DynamixelSystem = '
+            'py_controllers.hardware.dynamixel_system:DynamixelSystem',
+            # upstream dynamixel-community's plugin name: its URDFs run unchanged
+            'dynamixel_hardware/DynamixelHardware = '
+            'py_controllers.hardware.dynamixel_system:DynamixelSystem',
+            'py_controllers/FeetechSystem = py_controllers.hardware.feetech_system:FeetechSystem',
             'py_controllers/MotionPrimitivesMockSystem = '
             'py_controllers.hardware.motion_primitives_mock:MotionPrimitivesMockSystem',
         ],

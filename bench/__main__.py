@@ -4,6 +4,7 @@
 2 per-cycle cost at 100 Hz and 1 kHz, per controller     5 CPU use of an idle manager
 3 topic-to-hardware command latency                      6 start-up to active controllers
 7 simulated arms: MuJoCo vs SimulatedSystem, read + write per cycle
+8 serial bus servos at 1 Mbaud: one sync write + sync read of 6 servos, the loop rate it holds
 
 Every figure comes from this run on this machine; nothing here is asserted by the tests.
 `--write` also puts the tables of a full run into docs/bench_results.md, with date and machine.
@@ -30,10 +31,11 @@ from bench.mujoco_step import mujoco_step_run
 from bench.results_file import RESULTS, tee_stdout, this_machine
 from bench.results_file import write as write_results
 from bench.scaling import forward_run, jtc_run
+from bench.servo_bus import servo_bus_run
 from bench.startup_time import startup_run
 from py_controllers import compiled
 
-TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco')
+TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco', 'servos')
 NOT_MEASURED = None
 """A target's verdict when its table could not measure."""
 
@@ -277,6 +279,46 @@ def mujoco_table(seconds: float, targets: list) -> None:
     )
 
 
+def servo_table(seconds: float, targets: list) -> None:
+    print(
+        '\n## 8. Serial bus servos at 1 Mbaud: sync write of 6 goals + sync read of 6 servos (ms)\n'
+    )
+    print("The components' own bus code through the vendors' SDKs, against the simulated bus")
+    print("on a pty with byte timing at 1 Mbaud and each servo's return delay; the highest loop")
+    print('rate is one round per cycle at the p99.\n')
+    rows = servo_bus_run(seconds)
+    headers = [
+        'bus',
+        'rounds',
+        'failed',
+        'wire time',
+        'p50',
+        'p99',
+        'max',
+        'highest loop rate (Hz)',
+    ]
+    print(
+        table(
+            headers,
+            [
+                [
+                    label,
+                    r['rounds'],
+                    r['failed'],
+                    r['wire_ms'],
+                    r['p50_ms'],
+                    r['p99_ms'],
+                    r['max_ms'],
+                    r['rate_hz'],
+                ]
+                for label, r in rows
+            ],
+        )
+    )
+    feetech = rows[0][1]['rate_hz']
+    targets.append(('6 STS3215 at 1 Mbaud hold a 100 Hz loop', f'{feetech:.0f} Hz', feetech >= 100))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog='bench', description=__doc__.splitlines()[0])
     p.add_argument('--seconds', type=float, default=5.0, help='measuring window per run')
@@ -368,6 +410,9 @@ def run_tables(args: argparse.Namespace) -> None:
     if 'mujoco' in args.only:
         mujoco = lambda: mujoco_table(args.seconds, targets)  # noqa: E731
         guarded('7. Simulated arms', mujoco, targets, MUJOCO_TARGETS)
+    if 'servos' in args.only:
+        servos = lambda: servo_table(args.seconds, targets)  # noqa: E731
+        guarded('8. Servo bus', servos, targets, SERVO_TARGETS)
     ratio_targets(targets)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
@@ -411,6 +456,7 @@ SCALING_TARGETS = ('100-joint quintic JTC < 300 us', 'JTC cost no worse than lin
 CPU_TARGETS = ('idle at 100 Hz < 5 % of a core',)
 STARTUP_TARGETS = ('start-up to active controllers < 2 s',)
 MUJOCO_TARGETS = ('MuJoCo arm6 read + write < 10 % of a 1 kHz period',)
+SERVO_TARGETS = ('6 STS3215 at 1 Mbaud hold a 100 Hz loop',)
 
 
 def guarded(

@@ -4,7 +4,8 @@ Every ROS entry point of every controller and of the manager gets N malformed in
 each kind (non-finite and huge values on every command topic among them: no non-finite
 command may reach write()); controllers and hardware fail on purpose; a read() blocks for
 good (the watchdog); load/unload storms run while a controller fails; start-up parameters
-that cannot work are given; a serial cable is cut and restored K times; SIGINT, SIGTERM,
+that cannot work are given; a serial cable is cut and restored K times, and a servo
+arm's bus is cut K times, a servo silenced, overloaded and garbled; SIGINT, SIGTERM,
 SIGHUP, SIGQUIT and a second SIGINT arrive mid-motion; every release path (deactivate,
 unspawn, error, fallback, shutdown) is timed on each simulated hardware kind. Everything
 goes through real ros2_control_node processes and their public ROS interfaces (hardware
@@ -42,10 +43,12 @@ from faults import (
     exits,
     injected,
     manager_inputs,
+    model_search,
     pid_inputs,
     primitive_inputs,
     release,
     serial_cut,
+    servo_bus,
     storms,
 )
 from faults.common import Row
@@ -63,7 +66,9 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'exits': lambda a, rows: exits.run(rows),
     'storms': lambda a, rows: storms.run(rows),
     'serial': lambda a, rows: serial_cut.run(a.cuts, rows),
+    'servos': lambda a, rows: servo_bus.run(a.cuts, rows),
     'release': lambda a, rows: release.run(rows),
+    'model': lambda a, rows: model_search.run(a.model_steps, rows),
 }
 
 
@@ -72,11 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument('--n', type=int, default=20, help='malformed inputs of each kind')
     p.add_argument('--cuts', type=int, default=5, help='cable cuts, and injections of each fault')
     p.add_argument('--signals', type=int, default=2, help='SIGINT and SIGTERM runs of each')
+    p.add_argument(
+        '--model-steps', type=int, default=12_000, help='cycles of the long model search'
+    )
     p.add_argument('--quick', action='store_true', help='N=4, K=2, one run per signal')
     p.add_argument('--only', nargs='+', choices=list(GROUPS), default=list(GROUPS))
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.cuts, args.signals = min(args.n, 4), min(args.cuts, 2), 1
+        args.model_steps = min(args.model_steps, 2_000)
     # tests use domains 1-200, the bench 100-199: stay clear of both (valid up to 232)
     os.environ.setdefault('ROS_DOMAIN_ID', str(201 + os.getpid() % 31))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'

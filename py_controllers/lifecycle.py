@@ -45,8 +45,9 @@ def as_callback_return(result: Any) -> CallbackReturn | None:
         return R.FAILURE
     if type(result) is R:
         return result
-    if type(result).__name__ == 'TransitionCallbackReturn' and isinstance(result.value, int):
-        return _RCLPY_RESULTS.get(result.value)
+    kind = type(result)
+    if kind.__name__.startswith('TransitionCallbackReturn') and kind.__module__.startswith('rclpy'):
+        return _RCLPY_RESULTS.get(getattr(result, 'value', None))
     return None
 
 

@@ -106,7 +106,8 @@ done
 
 # --- the project itself ---------------------------------------------------------
 h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" "$root/pyproject.toml" \
-  "$root/examples/custom_controller/pyproject.toml")"
+  "$root/examples/custom_controller/pyproject.toml" \
+  "$root/examples/ros2_control_demos/pyproject.toml")"
 if ! fresh project "$h"; then
   say "installing py_controllers (editable) with its test tools"
   mkdir -p "$build"
@@ -115,6 +116,9 @@ if ! fresh project "$h"; then
   "$vpy" -m pip install --disable-pip-version-check --no-build-isolation \
     -e "$root/examples/custom_controller" >>"$build/pip-project.log" 2>&1 \
     || { tail -n 30 "$build/pip-project.log" >&2; die "installing examples/custom_controller failed"; }
+  "$vpy" -m pip install --disable-pip-version-check --no-build-isolation \
+    -e "$root/examples/ros2_control_demos" >>"$build/pip-project.log" 2>&1 \
+    || { tail -n 30 "$build/pip-project.log" >&2; die "installing examples/ros2_control_demos failed"; }
   stamp project "$h"
 fi
 # An editable install carries no data_files: link the share folder and the ament index

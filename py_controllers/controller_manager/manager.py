@@ -42,6 +42,7 @@ from py_controllers.controller_manager.chaining import (
     update_chained_modes,
     update_order,
 )
+from py_controllers.controller_manager.component_nodes import ComponentNodes
 from py_controllers.controller_manager.controller_loading import ControllerLoading
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.controller_manager.loop_time import LoopDuration
@@ -109,10 +110,11 @@ class ControllerManager:
         self.deferred = DeferredCalls(logger=self.logger)
         self.rm.log_rt = self.deferred.log
         self.rm.async_time = self._async_time
+        self._add_node = add_node or (lambda n: None)
+        self._remove_node = remove_node or (lambda n: None)
+        self.rm.component_nodes = ComponentNodes(node, self._add_node, self._remove_node)
         self.supervisor = Supervisor(self)
-        self.loading = ControllerLoading(
-            self, add_node or (lambda n: None), remove_node or (lambda n: None), ros_args
-        )
+        self.loading = ControllerLoading(self, self._add_node, self._remove_node, ros_args)
 
     # --- loading (controller_loading.py) ---------------------------------------------------
     def load_controller(self, name: str, type_name: str | None = None) -> tuple[bool, str]:
@@ -147,11 +149,17 @@ class ControllerManager:
 
     def resolve_command_interfaces(self, spec: ControllerSpec) -> list[str]:
         """The command interface names `spec` asks for; raises ControllerCodeError."""
-        return self._resolve(self._configuration(spec, 'command'), self.rm.command_interfaces)
+        return self._resolve(
+            self._configuration(spec, 'command'),
+            self.rm.command_interfaces,
+            self.rm.is_command_available,
+        )
 
     def resolve_state_interfaces(self, spec: ControllerSpec) -> list[str]:
         """The state interface names `spec` asks for; raises ControllerCodeError."""
-        return self._resolve(self._configuration(spec, 'state'), self.rm.state_interfaces)
+        return self._resolve(
+            self._configuration(spec, 'state'), self.rm.state_interfaces, self.rm.is_state_available
+        )
 
     @staticmethod
     def _configuration(spec: ControllerSpec, kind: str) -> InterfaceConfiguration:
@@ -170,17 +178,22 @@ class ControllerManager:
         return config
 
     @staticmethod
-    def _resolve(config: InterfaceConfiguration, table: dict[str, Any]) -> list[str]:
+    def _resolve(
+        config: InterfaceConfiguration, table: dict[str, Any], available: Callable[[str], bool]
+    ) -> list[str]:
+        """The names `config` asks for. ALL, INDIVIDUAL_BEST_EFFORT and REGEX take what is
+        available now, as upstream (a component not yet configured is left out, so a joint
+        state broadcaster over ALL comes up beside it); INDIVIDUAL names stay as given."""
         kind = config.type
         if kind == InterfaceConfigurationType.NONE:
             return []
         if kind == InterfaceConfigurationType.ALL:
-            return list(table)
+            return [n for n in table if available(n)]
         if kind == InterfaceConfigurationType.INDIVIDUAL_BEST_EFFORT:
-            return [n for n in config.names if n in table]
+            return [n for n in config.names if n in table and available(n)]
         if kind == InterfaceConfigurationType.REGEX:
             patterns = [re.compile(p) for p in config.names]
-            return [n for n in table if any(p.fullmatch(n) for p in patterns)]
+            return [n for n in table if available(n) and any(p.fullmatch(n) for p in patterns)]
         return list(config.names)
 
     def required_interfaces(self, spec: ControllerSpec) -> tuple[list[str], list[str]]:
@@ -197,10 +210,10 @@ class ControllerManager:
                 self.log('error', str(exc))
             return [], []
         return (
-            self._resolve(cmd, self.rm.command_interfaces)
+            self._resolve(cmd, self.rm.command_interfaces, self.rm.is_command_available)
             if cmd.type != InterfaceConfigurationType.INDIVIDUAL
             else list(cmd.names),
-            self._resolve(state, self.rm.state_interfaces)
+            self._resolve(state, self.rm.state_interfaces, self.rm.is_state_available)
             if state.type != InterfaceConfigurationType.INDIVIDUAL
             else list(state.names),
         )
@@ -444,11 +457,14 @@ class ControllerManager:
         return self.supervisor.request_hardware_state(component, target).result(timeout_s)
 
     def shutdown(self, stop_loop: Callable[[], None] | None = None) -> None:
-        """Deactivate controllers, stop the loop, final write, unload, hardware shut down."""
+        """Deactivate controllers, stop the loop, final write, unload, hardware shut down;
+        then the components' own nodes go."""
         self.supervisor.shutdown(stop_loop)
+        self.rm.component_nodes.close()
 
     def reset_hardware(self) -> None:
         """Forget every hardware component (a robot description that failed to load)."""
+        self.rm.component_nodes.close()
         self.rm = ResourceManager(
             update_rate=self.update_rate,
             allow_inactive_hardware_commands=self.rm.allow_inactive_hardware_commands,
@@ -456,6 +472,7 @@ class ControllerManager:
         )
         self.rm.log_rt = self.deferred.log
         self.rm.async_time = self._async_time
+        self.rm.component_nodes = ComponentNodes(self.node, self._add_node, self._remove_node)
 
     def _async_time(self, period_ns: int) -> tuple[Any, Duration]:
         """(now, period) for a detached async hardware component's run."""

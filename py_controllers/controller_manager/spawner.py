@@ -11,6 +11,10 @@ jazzy, removed in kilted): it is an unrecognized argument, exit status 2, with a
 In a namespace, a `-p` file must name the controller with that namespace or a wildcard
 (`/robot1/ctrl`, `/**/ctrl`), as the controller node will only take those sections.
 
+Parameter files given to the spawner node itself (`--ros-args --params-file f`, what launch
+passes for `parameters=[...]` of a spawner Node) are added to every controller's `-p` files,
+as upstream's spawner does since rolling (ros2_control #3136).
+
 SIGINT and SIGTERM are honoured at any point, within about 0.1 s (waits are sliced,
 see client.POLL_S):
 - without --unload-on-kill: one line saying what was interrupted, exit 128 + signal
@@ -404,10 +408,31 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     return args
 
 
+def ros_params_files(ros_argv: list[str]) -> list[str]:
+    """The `--params-file` paths among the ROS arguments (`--ros-args ... [--]`), in order:
+    what launch passes for a spawner Node's `parameters=` (a dict or a ParameterFile)."""
+    files: list[str] = []
+    in_ros_args = False
+    tokens = iter(ros_argv)
+    for token in tokens:
+        if token == '--ros-args':
+            in_ros_args = True
+        elif token == '--':
+            in_ros_args = False
+        elif in_ros_args and token == '--params-file':
+            path = next(tokens, None)
+            if path is not None:
+                files.append(path)
+    return files
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `spawner`."""
     own, ros_argv = split_command_line('spawner', sys.argv[1:] if argv is None else argv)
     args = parse_args(own)
+    # as upstream (rolling): the spawner's own parameter files go to every controller too,
+    # after its --param-file ones
+    args.param_file += [f for f in ros_params_files(ros_argv) if f not in args.param_file]
     # before anything waits: from now on a signal only sets the flag that every wait polls
     stop = SignalStop().install()
     rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)

@@ -298,6 +298,15 @@ def main(argv: list[str] | None = None) -> int:
         '--mecanum', action='store_true', help='a mecanum base: a square without turning'
     )
     parser.add_argument(
+        '--so101', action='store_true', help='an SO-101 arm on a simulated Feetech bus'
+    )
+    parser.add_argument(
+        '--leader', action='store_true', help='with --so101: a leader SO-101 teleoperates it'
+    )
+    parser.add_argument(
+        '--omx', action='store_true', help='an OpenManipulator-X on a simulated Dynamixel bus'
+    )
+    parser.add_argument(
         '--dashboard',
         nargs='?',
         const=8080,
@@ -310,6 +319,12 @@ def main(argv: list[str] | None = None) -> int:
         from py_controllers.demo import mujoco_admittance
 
         return mujoco_admittance.run(args)
+    if args.so101 or args.omx:
+        from py_controllers.demo import servo_arms
+
+        if args.leader:
+            return servo_arms.run_teleop(args)
+        return servo_arms.run(args, 'so101' if args.so101 else 'omx')
     if args.car or args.mecanum:
         from py_controllers.demo import mobile_bases
 

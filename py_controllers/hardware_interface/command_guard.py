@@ -5,8 +5,9 @@ limiters (so they only see numbers, and an infinite command is caught before a l
 clamps it to a legal value) and once after them (what the loop writes).
 
 Claimed hardware command interfaces: a value that is not a finite number is replaced by
-the interface's hold value (`hold.py`'s table; while claimed, a position holds the last
-finite command the hardware got since the claim began before the measured position).
+the last finite command the hardware got since the claim began, except on kinds that move
+the joint by their value (velocity, effort, torque, ...: `hold.MOTION_KINDS`), which stop
+(0); with no finite command yet, by the interface's hold value (`hold.py`'s table).
 Finite ints and numpy scalars become Python floats. NaN is upstream's "no command yet":
 held quietly, except on an interface whose hardware declares NaN its "nothing new"
 (`CommandInterface.nan_means_no_command`), where NaN passes. An infinite value, a number
@@ -34,6 +35,7 @@ from typing import Any
 
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.hold import (
+    MOTION_KINDS,
     POSITION_LIKE,
     as_finite_float,
     hold_value,
@@ -61,10 +63,11 @@ class _Guarded:
         self.reported = False  # a limiter's non-finite output, logged once per claim
 
     def hold(self) -> float:
-        """The value to write instead of a bad one while claimed."""
-        measured = self.measured.value if self.measured is not None else None
-        if self.last is not None and self.handle.interface_name in POSITION_LIKE:
+        """The value to write instead of a bad one while claimed: the last finite command,
+        but on a kind that moves the joint by its value (MOTION_KINDS), which stops."""
+        if self.last is not None and self.handle.interface_name not in MOTION_KINDS:
             return self.last
+        measured = self.measured.value if self.measured is not None else None
         return hold_value(self.handle, measured, self.last)
 
     def release_hold(self) -> float:

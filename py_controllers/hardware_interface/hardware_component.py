@@ -34,12 +34,26 @@ def initial_value(text: str | None, where: str = '') -> float:
 
 
 class HardwareComponentInterface:
-    """Common contract of hardware components (ros2_control's HardwareComponentInterface)."""
+    """Common contract of hardware components (ros2_control's HardwareComponentInterface).
+
+    ROS entities of its own (upstream's default node and executor): with `uses_node = True`
+    (or a `status_publish_rate` `<param>` in `<hardware>`), the manager gives the component
+    a node named after it in lower case, spun beside the manager's, before on_init:
+    `get_node()`. `self.executor` (always set by the manager) takes more nodes
+    (`add_node`, `remove_node`; `executor.context` to create them in). With
+    `status_publish_rate` > 0 Hz the node publishes `~/hardware_status`
+    (control_msgs/HardwareStatus) at that rate: `init_hardware_status_message` shapes the
+    message once (before on_init, as upstream), `update_hardware_status_message` fills it
+    each time (on the node's executor thread, never the loop's).
+    """
 
     component_type = 'system'
+    uses_node = False  # True: the manager creates get_node()'s node (see the class docstring)
 
     def __init__(self) -> None:
         self.info: HardwareInfo | None = None
+        self.node: Any = None  # the component's own node (None: not asked for, or standalone)
+        self.executor: Any = None  # add_node/remove_node/context: the manager's executors
         self.state_interfaces: dict[str, StateInterface] = {}
         self.command_interfaces: dict[str, CommandInterface] = {}
         self.logger: Any = None
@@ -54,6 +68,24 @@ class HardwareComponentInterface:
         if logger is None:
             logger = logging.getLogger(type(self).__module__)
         self.log_sink(logger, level, text)
+
+    def get_node(self) -> Any:
+        """The component's own rclpy node (see the class docstring), or None."""
+        return self.node
+
+    def get_hardware_info(self) -> HardwareInfo | None:
+        """The component's description (upstream's accessor; `self.info` alike)."""
+        return self.info
+
+    def init_hardware_status_message(self, msg_template: Any) -> CallbackReturn:
+        """Shape `msg_template` (control_msgs/HardwareStatus): hardware_id, one entry per
+        device in hardware_device_states with its status arrays sized. Left empty (this
+        default), no status is published."""
+        return CallbackReturn.SUCCESS
+
+    def update_hardware_status_message(self, msg: Any) -> ReturnType:
+        """Fill the dynamic fields of `msg` before each publication (not the loop thread)."""
+        return ReturnType.OK
 
     # --- lifecycle (override what you need) -------------------------------------
     def on_init(self, info: HardwareInfo) -> CallbackReturn:

@@ -27,10 +27,24 @@ import numbers
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from py_controllers.hardware_interface.types import HW_IF_POSITION
+from py_controllers.hardware_interface.types import (
+    HW_IF_ACCELERATION,
+    HW_IF_CURRENT,
+    HW_IF_EFFORT,
+    HW_IF_FORCE,
+    HW_IF_POSITION,
+    HW_IF_TORQUE,
+    HW_IF_VELOCITY,
+)
 
 #: Interface kinds that hold where they are measured; every other kind holds 0.
 POSITION_LIKE = frozenset((HW_IF_POSITION,))
+#: Kinds that move a joint by their value: a non-finite command on one, while claimed,
+#: stops it (0). On any other kind (position-like, gpio, unknown kinds) it keeps the last
+#: finite command the hardware got: NaN is upstream's "nothing new".
+MOTION_KINDS = frozenset(
+    (HW_IF_VELOCITY, HW_IF_ACCELERATION, HW_IF_EFFORT, HW_IF_TORQUE, HW_IF_CURRENT, HW_IF_FORCE)
+)
 
 
 def as_finite_float(value: Any) -> float | None:

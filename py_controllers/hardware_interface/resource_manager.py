@@ -75,6 +75,9 @@ class ResourceManager(HardwareIO):
         self._cycle = 0
         #: the simulation time (ns) of the first simulator among the components, if any
         self.simulation_clock: Callable[[], int | None] | None = None
+        #: gives each component its ROS entities before on_init (`attach(component, info)`,
+        #: `close()`): the manager's ComponentNodes; None standalone (this module has no rclpy)
+        self.component_nodes: Any = None
 
     # --- loading ------------------------------------------------------------------
     def load_urdf(self, urdf: str) -> None:
@@ -102,6 +105,11 @@ class ResourceManager(HardwareIO):
             )
         if not 0 < info.rw_rate <= self.update_rate:
             info.rw_rate = self.update_rate  # as upstream: components see their real rate
+        if self.component_nodes is not None:
+            try:
+                self.component_nodes.attach(component, info)
+            except Exception as exc:
+                raise RuntimeError(f"hardware '{info.name}': {exc}") from exc
         try:
             result = component.on_init(info)
         except Exception as exc:

@@ -7,7 +7,9 @@ from rclpy.parameter import Parameter
 from safety_rig import Commanding
 
 from py_controllers import plugins
+from py_controllers.controller_interface.chainable_controller import ChainableControllerInterface
 from py_controllers.controller_interface.controller_interface import CallbackReturn, ReturnType
+from py_controllers.hardware_interface.handle import CommandInterface
 
 STRICT = 2
 
@@ -105,3 +107,16 @@ class AnyValue(Scripted):
 
 for _cls in (Commanding, Scripted, AnyValue):
     plugins.register(plugins.CONTROLLERS_GROUP, f'release/{_cls.__name__}', _cls)
+
+
+class Refusing(ChainableControllerInterface):
+    """A chainable controller that refuses chained mode (reference `<name>/x/velocity`)."""
+
+    def on_export_reference_interfaces(self):
+        return [CommandInterface(f'{self.name}/x', 'velocity')]
+
+    def on_set_chained_mode(self, chained):
+        return not chained
+
+
+plugins.register(plugins.CONTROLLERS_GROUP, 'release/Refusing', Refusing)

@@ -255,13 +255,15 @@ def test_nothing_is_written_after_reactivation_until_a_new_command(rig):
         command(('flange_io', ['do1'], [3.0])),
         lambda: ctrl.command_box.get() == ((0, 3.0),),
     )
-    rig.cm.manager.rm.command_interfaces['flange_io/do1'].value = 7.0  # set by someone else
+    # released: held at 0 (hold.py: every kind but position-like); then set by someone else
+    assert rig.commands() == (0.0, 0.0)
+    rig.cm.manager.rm.command_interfaces['flange_io/do1'].value = 7.0
     ok, msg = rig.cm.manager.switch_controller([CTRL], [], 2)
     assert ok, msg
     rig.cm.step(5)
-    assert rig.commands() == (7.0, 4.2)  # the command from before is not written again
-    assert rig.hardware_states() == (7.0, 4.2)
-    rig.apply(command(('flange_io', ['do1'], [0.0])), (0.0, 4.2))
+    assert rig.commands() == (7.0, 0.0)  # the command from before is not written again
+    assert rig.hardware_states() == (7.0, 0.0)
+    rig.apply(command(('flange_io', ['do1'], [1.0])), (1.0, 0.0))
 
 
 def test_state_interfaces_only_make_a_broadcaster(rig):

@@ -90,3 +90,98 @@ def test_a_loop_still_silent_a_threshold_after_a_pause_is_stalled():
     t += check
     dog.check(t, check)
     assert events == [('stall', 1.045)]  # silent since 0, counted since the pause
+
+
+def test_a_loop_not_cycling_yet_is_not_stalled():
+    # the heartbeat starts once the loop thread is set up (lock_memory may take seconds)
+    loop = Loop()
+    loop.last_cycle_ns = 0
+    dog, events = watchdog(loop)
+    check = dog.threshold_ns // 4
+    for i in range(1, 40):
+        dog.check(i * check, check)
+    assert events == []
+
+
+def test_a_late_look_while_the_loop_thread_kept_the_processor_counts():
+    # the loop held the interpreter (a catastrophic regex): this thread could not look,
+    # and the loop thread's CPU clock ran on meanwhile: the silence is the loop's
+    loop = Loop()
+    dog, events = watchdog(loop)
+    cpu = {'ns': 0}
+    dog._loop_cpu_ns = lambda: cpu['ns']
+    check = dog.threshold_ns // 4
+    dog.check(check, check)
+    cpu['ns'] = 600 * MS  # 600 ms of CPU in the 670 ms gap
+    dog.check(check + 670 * MS, check)
+    assert events == [('stall', 0.732)]  # from the last cycle (at 0) to this look
+
+
+def test_a_late_look_while_the_loop_thread_did_not_run_is_a_pause():
+    loop = Loop()
+    dog, events = watchdog(loop)
+    cpu = {'ns': 0}
+    dog._loop_cpu_ns = lambda: cpu['ns']
+    check = dog.threshold_ns // 4
+    dog.check(check, check)
+    cpu['ns'] = 5 * MS  # the whole process was stopped: the loop thread barely ran
+    dog.check(check + 670 * MS, check)
+    assert events == []
+
+
+class Held:
+    """A service's switch holding the cycle lock since `since_ns`."""
+
+    def __init__(self):
+        self.value = None
+
+    def __call__(self):
+        return self.value
+
+
+def held_watchdog(loop, held):
+    events = []
+    dog = LoopWatchdog(
+        loop,
+        periods=10,
+        min_stall_s=0.25,
+        max_switch_s=1.0,
+        held_by=held,
+        on_stall=lambda silent_s, stack: events.append(('stall', round(silent_s, 3))),
+        on_held=lambda what, held_s, ended: events.append(('held', what, round(held_s, 3), ended)),
+    )
+    return dog, events
+
+
+def test_a_loop_held_off_by_a_slow_switch_is_reported_not_stalled_within_its_bound():
+    loop = Loop()
+    held = Held()
+    dog, events = held_watchdog(loop, held)
+    check = dog.threshold_ns // 4
+    loop.waiting_for_lock = True
+    held.value = ("switch_controller activating ['big']", 1)
+    t = 0
+    for _ in range(12):  # 750 ms: past the 250 ms stall threshold, within the 1 s bound
+        t += check
+        dog.check(t, check)
+    assert events == [('held', "switch_controller activating ['big']", 0.312, False)]
+    loop.waiting_for_lock, held.value = False, None
+    loop.last_cycle_ns = t + 1
+    t += check
+    dog.check(t, check)
+    assert events[-1] == ('held', "switch_controller activating ['big']", 0.812, True)
+    assert dog.stalls == 0 and dog.holds == 1
+
+
+def test_a_switch_holding_the_loop_beyond_its_bound_is_a_stall():
+    loop = Loop()
+    held = Held()
+    dog, events = held_watchdog(loop, held)
+    check = dog.threshold_ns // 4
+    loop.waiting_for_lock = True
+    held.value = ('switch_controller activating [x]', 1)
+    t = 0
+    for _ in range(17):  # 1.06 s > the 1 s bound
+        t += check
+        dog.check(t, check)
+    assert events[0][0] == 'held' and events[-1] == ('stall', 1.062)

@@ -1,0 +1,259 @@
+"""DynamixelSystem and FeetechSystem through their lifecycle, on the simulated bus (a real
+pty answering the protocol bytes, through the vendors' SDKs)."""
+
+from __future__ import annotations
+
+import math
+import re
+import threading
+from pathlib import Path
+
+import pytest
+
+from py_controllers.hardware.dynamixel_system import DynamixelSystem
+from py_controllers.hardware.feetech_system import FeetechSystem
+from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
+from py_controllers.hardware.servo_bus.bus_worker import wait_rounds
+from py_controllers.hardware.servo_bus.sim_arms import make_servos
+from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
+from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
+from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
+
+CONFIG = Path(__file__).resolve().parents[2] / 'config'
+
+S = LifecycleStateId
+ARMS = {
+    'omx': (CONFIG / 'omx_robot.urdf', DynamixelSystem),
+    'so101': (CONFIG / 'so101_robot.urdf', FeetechSystem),
+}
+
+
+def arm_urdf(arm: str, port: str, **params: object) -> str:
+    """The arm's URDF on `port`, with extra `<hardware>` params."""
+    text = ARMS[arm][0].read_text()
+    text = re.sub(r'(<param name="usb_port">)[^<]*', lambda m: m.group(1) + port, text)
+    extra = ''.join(f'<param name="{k}">{v}</param>' for k, v in params.items())
+    return text.replace('</hardware>', extra + '</hardware>', 1)
+
+
+def component(arm: str, port: str, **params: object) -> ManagedComponent:
+    (info,) = parse_control_resources_from_urdf(arm_urdf(arm, port, **params))
+    hw = ARMS[arm][1]()
+    assert hw.on_init(info) == 0
+    return ManagedComponent(hw, info, None)
+
+
+def wait_for(predicate, timeout_s: float = 5.0) -> bool:
+    done = threading.Event()
+    for _ in range(int(timeout_s / 0.005)):
+        if predicate():
+            return True
+        done.wait(0.005)
+    return predicate()
+
+
+@pytest.fixture(params=list(ARMS))
+def arm(request):
+    with PtyServoBus(make_servos(request.param)) as bus:
+        yield request.param, bus
+
+
+def test_configure_reads_the_arm_and_activate_holds_it_with_the_torque_on(arm):
+    name, bus = arm
+    managed = component(name, bus.device)
+    hw = managed.component
+    first = sorted(bus.servos)[0]
+    bus.servo(first).angle = 0.3  # the base was left off-centre (no gravity on it)
+    assert managed.set_state(S.INACTIVE)
+    assert not any(s.torque_on for s in bus.servos.values())  # configure does not touch torque
+    assert hw.read(None, None) == ReturnType.OK
+    joint = hw.joints[0].name
+    assert hw.get_state(f'{joint}/position') == pytest.approx(0.3, abs=2e-3)
+    assert managed.set_state(S.ACTIVE)
+    held = bus.servo(first)
+    assert held.torque_on and held.mode == held.model.modes['position']
+    assert held.get(held.model.goal_position) == round(2048 + 0.3 * 4096 / (2 * math.pi))
+    assert managed.set_state(S.INACTIVE)
+    assert held.torque_on  # deactivate holds: an arm must not drop
+    assert managed.set_state(S.FINALIZED)
+    assert held.torque_on  # torque_off_on_shutdown defaults to false
+
+
+def test_position_commands_move_the_servo_and_ranges_are_never_wrapped(arm):
+    name, bus = arm
+    managed = component(name, bus.device)
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    joint = hw.joints[0].name
+    assert hw.perform_command_mode_switch([f'{joint}/position'], []) == ReturnType.OK
+    hw.set_command(f'{joint}/position', 0.5)
+    assert hw.write(None, None) == ReturnType.OK
+    assert wait_for(
+        lambda: (
+            hw.read(None, None) == ReturnType.OK
+            and abs(hw.get_state(f'{joint}/position') - 0.5) < 0.01
+        )
+    )
+    servo = bus.servo(hw.joints[0].id)
+    hw.set_command(f'{joint}/position', 7.0)  # beyond one turn: held at the end, not wrapped
+    hw.write(None, None)
+    assert wait_for(lambda: servo.get(servo.model.goal_position) == 4095)
+    assert managed.set_state(S.FINALIZED)
+
+
+def test_a_mode_switch_is_torque_off_mode_goal_torque_on(arm):
+    name, bus = arm
+    managed = component(name, bus.device)
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    joint, servo = hw.joints[0].name, bus.servo(hw.joints[0].id)
+    m = servo.model
+    mark = len(servo.writes)
+    assert hw.perform_command_mode_switch([f'{joint}/velocity'], []) == ReturnType.OK
+    assert wait_rounds(hw._worker, 2, 5.0)
+    sequence = servo.writes[mark:]
+    assert [a for a, _ in sequence[:4]] == [
+        m.torque_enable.address,
+        m.operating_mode.address,
+        m.goal_velocity.address,
+        m.torque_enable.address,
+    ]
+    assert [v for _, v in sequence[:4]] == [0, m.modes['velocity'], 0, 1]
+    hw.set_command(f'{joint}/velocity', 0.5)
+    hw.write(None, None)
+    assert wait_for(
+        lambda: (
+            hw.read(None, None) == ReturnType.OK
+            and abs(hw.get_state(f'{joint}/velocity') - 0.5) < 0.05
+        )
+    )
+    # the claim ends: position mode, aimed at the measured position
+    assert hw.perform_command_mode_switch([], [f'{joint}/velocity']) == ReturnType.OK
+    assert hw._worker.flush(5.0)
+    assert servo.mode == m.modes['position'] and servo.torque_on
+    assert wait_for(lambda: abs(servo.velocity) < 1e-3)
+    goal = servo.get(m.goal_position)
+    assert abs(goal - round(2048 + servo.angle * 4096 / (2 * math.pi))) <= 2
+    assert managed.set_state(S.FINALIZED)
+
+
+def test_effort_is_current_mode_on_a_dynamixel():
+    with PtyServoBus(make_servos('omx')) as bus:
+        managed = component('omx', bus.device)
+        hw = managed.component
+        assert managed.set_state(S.ACTIVE)
+        servo = bus.servo(11)
+        assert hw.perform_command_mode_switch(['joint1/effort'], []) == ReturnType.OK
+        hw.set_command('joint1/effort', 0.269)  # A: 100 units of 2.69 mA
+        hw.write(None, None)
+        assert wait_for(lambda: servo.mode == 0 and servo.get(servo.model.goal_current) == 100)
+        assert wait_for(
+            lambda: (
+                hw.read(None, None) == ReturnType.OK
+                and hw.get_state('joint1/effort') == pytest.approx(0.269, abs=0.01)
+            )
+        )
+        assert managed.set_state(S.FINALIZED)
+
+
+@pytest.mark.parametrize(
+    ('arm_name', 'bits', 'named'),
+    [('omx', 0x20, 'overload (bit 5)'), ('so101', 0x04, 'overheating (bit 2)')],
+)
+def test_a_hardware_error_fails_read_naming_the_servo_and_bits(arm_name, bits, named, caplog):
+    with PtyServoBus(make_servos(arm_name)) as bus:
+        managed = component(arm_name, bus.device)
+        hw = managed.component
+        assert managed.set_state(S.ACTIVE)
+        servo_id = hw.joints[2].id
+        bus.servo(servo_id).inject_error(bits)
+        assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR)
+        assert f'servo {servo_id}' in hw._worker.failed and named in hw._worker.failed
+        assert f"joint '{hw.joints[2].name}'" in hw._worker.failed
+        assert managed.handle_error() == S.UNCONFIGURED
+        if (
+            arm_name == 'omx'
+        ):  # a Dynamixel is rebooted at configure: the error clears unless it persists
+            assert not managed.set_state(S.ACTIVE)
+            bus.servo(servo_id).clear_error()
+        else:
+            bus.servo(servo_id).clear_error()
+        assert managed.set_state(S.ACTIVE)
+        assert hw.read(None, None) == ReturnType.OK
+        assert managed.set_state(S.FINALIZED)
+
+
+def test_a_silent_servo_fails_read_and_a_new_cable_reconnects(tmp_path):
+    link = tmp_path / 'ttySO101'
+    first = PtyServoBus(make_servos('so101'), link=link)
+    managed = component('so101', str(link))
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    first.silence(4)
+    assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR)
+    assert 'servo 4 did not answer' in hw._worker.failed
+    assert managed.handle_error() == S.UNCONFIGURED
+    first.unplug()  # the cable out and in again: a new pty behind the same link
+    with PtyServoBus(make_servos('so101'), link=link):
+        assert managed.set_state(S.ACTIVE)
+        assert hw.read(None, None) == ReturnType.OK
+        assert managed.set_state(S.FINALIZED)
+
+
+def test_lost_packets_are_retried_and_garbage_is_named():
+    with PtyServoBus(make_servos('omx')) as bus:
+        managed = component('omx', bus.device, max_consecutive_errors=5)
+        hw = managed.component
+        assert managed.set_state(S.ACTIVE)
+        bus.loss_rate = 0.05
+        assert wait_rounds(hw._worker, 40, 20.0)
+        assert hw.read(None, None) == ReturnType.OK
+        bus.loss_rate = 0.0
+        bus.garble(13)
+        assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR)
+        assert 'servo 13' in hw._worker.failed
+        assert managed.handle_error() == S.UNCONFIGURED
+
+
+@pytest.mark.parametrize(
+    ('params', 'message'),
+    [
+        ({'torque_limit': 3}, "'torque_limit' is not supported"),
+        ({'baud_rate': 'fast'}, 'baud_rate'),
+    ],
+)
+def test_parameters_it_does_not_implement_are_refused_with_one_line(params, message, caplog):
+    urdf = arm_urdf('so101', '/dev/null', **params)
+    (info,) = parse_control_resources_from_urdf(urdf)
+    assert FeetechSystem().on_init(info) != 0
+    assert message in caplog.text
+
+
+def test_upstream_dynamixel_hardware_urdf_loads_and_refuses_what_it_lacks(caplog):
+    urdf = arm_urdf('omx', '/dev/null').replace(
+        'py_controllers/DynamixelSystem', 'dynamixel_hardware/DynamixelHardware'
+    )
+    (info,) = parse_control_resources_from_urdf(
+        urdf.replace(
+            '<param name="model">XM430-W350</param>', '<param name="Profile_Velocity">50</param>', 1
+        )
+    )
+    assert DynamixelSystem().on_init(info) == 0
+    (info,) = parse_control_resources_from_urdf(
+        urdf.replace(
+            '<param name="id">11</param>',
+            '<param name="id">11</param><param name="Goal_PWM">5</param>',
+        )
+    )
+    assert DynamixelSystem().on_init(info) != 0
+    assert "'Goal_PWM' is not supported" in caplog.text
+
+
+def test_use_dummy_mirrors_commands_without_a_port():
+    managed = component('omx', '', use_dummy='true')
+    hw = managed.component
+    assert managed.set_state(S.ACTIVE)
+    assert hw.perform_command_mode_switch(['joint2/position'], []) == ReturnType.OK
+    hw.set_command('joint2/position', 0.4)
+    assert hw.read(None, None) == ReturnType.OK
+    assert hw.get_state('joint2/position') == 0.4
