@@ -55,7 +55,7 @@ def test_write_replaces_the_previous_run_with_what_the_bench_printed(tmp_path, m
     text = results.read_text()
     assert 'old tables' not in text
     assert '| to all active | 1.1 |' in text
-    assert '- command: `python -m bench --seconds 2 --rounds 3`' in text
+    assert 'python -m bench --seconds 2 --rounds 3`' in text  # PY_CONTROLLERS_PURE=1 first on pure
     assert f'rclpy {results_file.rclpy_version()}' in text
 
 
