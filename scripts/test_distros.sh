@@ -14,8 +14,7 @@ minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 # The pure Python variant of the hot path (py_controllers/compiled.py), run after the first
 # distro's suite: the unit tier and the ros tests of the compiled modules' users.
 PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guard.py
-  test/ros/test_pid_controllers.py test/ros/test_joint_trajectory_controller.py
-  test/ros/test_hold_on_release.py test/ros/test_effort_gripper_action.py)
+  test/ros/test_pid_controllers.py test/ros/test_joint_trajectory_controller.py)
 
 suite() {  # distro: pytest in its venv (from the repository root)
   local py

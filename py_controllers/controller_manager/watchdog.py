@@ -37,7 +37,10 @@ from typing import Any
 DEFAULT_PERIODS = 10
 DEFAULT_MIN_STALL_S = 0.25
 DEFAULT_MAX_SWITCH_S = 5.0
-BACKSTOP_MIN_S = 3.0  # the backstop's bound: at least this, and 4 stall thresholds
+# the backstop's bound: at least this, and 4 stall thresholds. It cannot tell a stuck GIL
+# from a host that stopped the whole process for a while: seconds of that are not rare on a
+# loaded machine, and ending the process then would be the failure
+BACKSTOP_MIN_S = 10.0
 BUSY_SHARE = 0.5  # a late look counts when the loop thread ran this share of the gap
 
 
