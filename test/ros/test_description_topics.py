@@ -120,9 +120,7 @@ def test_a_humble_remap_onto_robot_description_subscribes_once(ros):
         waiting = "Waiting for data on '/robot_description' topic to finish initialization"
         wait_without_services(ros, proc, '/cm_remapped', waiting)
         subscribers = ros.node.get_subscriptions_info_by_topic('/robot_description')
-        assert [s.node_name for s in subscribers if s.node_name == 'cm_remapped'] == [
-            'cm_remapped'
-        ]
+        assert [s.node_name for s in subscribers if s.node_name == 'cm_remapped'] == ['cm_remapped']
         publish_description(ros, '/robot_description')
         assert ros.manager('/cm_remapped').list_controllers() == []
         assert 'received again' not in proc.output()
