@@ -215,3 +215,19 @@ def test_a_second_switch_cannot_act_on_a_plan_the_loop_changed(stepped):
     assert not ok and 'changed state during the switch' in msg
     assert m.is_running('spare')  # the loop's fallback, untouched
     assert check_invariants(m) == []
+
+
+def test_a_released_interface_keeps_its_hold_whatever_writes_to_it_later(stepped):
+    # a controller that kept its handle and writes from a callback after its release (or
+    # any other stray writer): the guard puts the hold back before every write()
+    sm = stepped(generic_robot({'j1': ['velocity']}))
+    m = sm.manager
+    recorder = InvariantRecorder(m)
+    start(m, 'leaving', interfaces=['j1/velocity'], value=0.8)
+    sm.step(2)
+    kept = m.rm.command_interfaces['j1/velocity']  # what a controller could keep
+    assert m.switch_controller([], ['leaving'], STRICT)[0]
+    kept.value = 1.7  # e.g. a subscription callback of the released controller
+    sm.step(1)
+    assert sm.command('j1/velocity') == 0.0
+    assert check_invariants(m, recorder) == []
