@@ -248,6 +248,20 @@ def test_example_12_chained_passthrough_controllers():
             'position_controller/joint1_position_controller/joint1/position',
             'position_controller/joint2_position_controller/joint2/position',
         ]
+        # what `ros2 control view_controller_chains` draws: each controller's chain
+        # connections (the controllers it commands, through which reference interfaces)
+        chains = {
+            name: {cc.name: list(cc.reference_interfaces) for cc in c.chain_connections}
+            for name, c in listed.items()
+        }
+        assert chains['forward_position_controller'] == {
+            'position_controller': list(listed['forward_position_controller'].claimed_interfaces)
+        }
+        assert set(chains['position_controller']) == set(passthroughs)
+        for passthrough, references in chains['position_controller'].items():
+            assert references and all(r.startswith(f'{passthrough}/') for r in references)
+            assert set(references) <= set(listed[passthrough].reference_interfaces)
+        assert all(chains[p] == {} for p in passthroughs)  # they command the hardware
 
         send = forward(demo, 'forward_position_controller', [-0.4, 0.4])
         start = len(states)
