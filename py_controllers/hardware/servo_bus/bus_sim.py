@@ -7,10 +7,15 @@ would: ping, read, write, reboot, sync read (each servo's status packet in the o
 ids asked), fast sync read (Dynamixel: one packet for all), sync write (no answer), CRC and
 checksums on everything, byte stuffing on Protocol 2.0. Timing: a status packet leaves at
 the moment its last byte would arrive at the baud rate, after the servo's Return Delay Time;
-`time_scale` scales every delay (0: none, for tests where timing does not matter).
+`time_scale` scales every delay (0: none, for tests where timing does not matter). A host's
+timeout runs on the simulator's time (`sim_progress`): it starts once the simulator has
+answered, so a busy machine delaying this thread never makes a present servo look silent.
 
 Faults on demand: `silence(id)` (the servo stops answering), `garble(id)` (it answers
-noise), `loss_rate` (each status packet lost with that probability, seeded), `unplug()` (the
+noise), `lose(id, count)` (its next `count` status packets lost: a fast sync read carrying
+its part is one of them), `loss_rate` (each status packet lost with that probability,
+seeded), `answer_delay_s` (the thread answers that late, as a starved thread on a busy
+machine would: hosts still get every answer), `unplug()` (the
 cable cut: the master closes) and `servo(id).inject_error(bits)` (a hardware error bit).
 
     python -m py_controllers.hardware.servo_bus.bus_sim --arm so101 --link /tmp/ttySO101
@@ -34,6 +39,7 @@ from pathlib import Path
 
 from py_controllers.hardware.servo_bus import packets
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL
+from py_controllers.hardware.servo_bus.sim_progress import SimSide
 from py_controllers.hardware.servo_bus.sim_servo import SimServo
 
 BITS_PER_BYTE = 10  # start, 8 data, stop
@@ -58,8 +64,10 @@ class PtyServoBus:
         self.baud_rate = baud_rate
         self.time_scale = time_scale
         self.loss_rate = 0.0
+        self.answer_delay_s = 0.0
         self.silent: set[int] = set()
         self.garbled: set[int] = set()
+        self.lost: dict[int, int] = {}  # servo id -> status packets still to lose
         self.instructions: dict[int, int] = {}  # instruction -> count
         self._random = random.Random(seed)
         dxl = self.family == DYNAMIXEL
@@ -68,6 +76,7 @@ class PtyServoBus:
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         self.device = os.ttyname(self._slave)
+        self._progress = SimSide(self.device)
         self.link = Path(link) if link is not None else None
         if self.link is not None:
             self.link.unlink(missing_ok=True)
@@ -94,25 +103,42 @@ class PtyServoBus:
     def garble(self, servo_id: int, garbled: bool = True) -> None:
         (self.garbled.add if garbled else self.garbled.discard)(servo_id)
 
+    def lose(self, servo_id: int, count: int = 1) -> None:
+        """Lose the servo's next `count` status packets (a sync read fails each time)."""
+        with self._lock:
+            self.lost[servo_id] = self.lost.get(servo_id, 0) + count
+
+    def _take_loss(self, servo_id: int) -> bool:
+        if not self.lost.get(servo_id):
+            return False
+        self.lost[servo_id] -= 1
+        return True
+
     # --- serving ---------------------------------------------------------------------
     def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                readable, _, _ = select.select([self._master], [], [], 0.02)
-                data = os.read(self._master, 4096) if readable else b''
-            except OSError:
-                if self._stop.is_set():
-                    return
-                time.sleep(0.01)
-                continue
-            now = time.monotonic()
-            with self._lock:
-                for servo in self.servos.values():
-                    servo.advance_to(now)
-                if not data:
+        try:
+            while not self._stop.is_set():
+                try:
+                    readable, _, _ = select.select([self._master], [], [], 0.02)
+                    data = os.read(self._master, 4096) if readable else b''
+                except OSError:
+                    if self._stop.is_set():
+                        return
+                    time.sleep(0.01)
                     continue
-                for instruction in self._parser.feed(data):
-                    self._answer(instruction, now)
+                if data and self.answer_delay_s:
+                    time.sleep(self.answer_delay_s)
+                now = time.monotonic()
+                with self._lock:
+                    for servo in self.servos.values():
+                        servo.advance_to(now)
+                    if not data:
+                        continue
+                    for instruction in self._parser.feed(data):
+                        self._answer(instruction, now)
+                self._progress.done(len(data))  # every answer to these bytes is on the wire
+        finally:
+            self._progress.close()
 
     def _answer(self, ins: packets.Instruction, received: float) -> None:
         self.instructions[ins.instruction] = self.instructions.get(ins.instruction, 0) + 1
@@ -124,6 +150,8 @@ class PtyServoBus:
             due += self.time_scale * delay_s + self._bytes_s(len(packet))
             if servo_id in self.silent:
                 continue  # the next servo in a sync read answers in its own turn
+            if ins.instruction != packets.FAST_SYNC_READ and self._take_loss(servo_id):
+                continue
             if self.loss_rate and self._random.random() < self.loss_rate:
                 continue
             if servo_id in self.garbled and ins.instruction != packets.FAST_SYNC_READ:
@@ -200,6 +228,8 @@ class PtyServoBus:
         """One packet: each servo's error, id, data and a CRC; the last CRC is the packet's."""
         if not ids or any(i in self.silent for i in ids):
             return []  # a missing servo leaves the packet incomplete: the host times out
+        if any([self._take_loss(i) for i in ids]):
+            return []  # each servo whose part is lost loses one packet
         body_length = 1 + len(ids) * (length + 4)
         packet = bytearray([0xFF, 0xFF, 0xFD, 0x00, packets.BROADCAST])
         packet += bytes([body_length & 0xFF, body_length >> 8, packets.STATUS])

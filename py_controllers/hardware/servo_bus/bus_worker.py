@@ -78,7 +78,8 @@ class BusWorker(threading.Thread):
         # per joint (position, velocity, effort) in SI, replaced whole after every read
         self.sample: tuple[tuple[float, float, float], ...] | None = None
         self.failed: str | None = None
-        self.rounds = 0
+        self.rounds = 0  # rounds done
+        self.failed_rounds = 0  # rounds that failed and were retried, in all
         self.consecutive_errors = 0
         self._requests: list[tuple[int, str]] = []  # (servo id, kind or HOLD)
         self._lock = threading.Lock()
@@ -193,11 +194,13 @@ class BusWorker(threading.Thread):
                 self._fail(str(exc))
                 return
             except (BusError, OSError) as exc:
+                self.failed_rounds += 1
                 self.consecutive_errors += 1
                 if self.consecutive_errors >= self.max_errors:
                     self._fail(f'{self.consecutive_errors} bus rounds failed in a row: {exc}')
                     return
             except Exception as exc:  # the SDK on a vanished port: TypeError, SerialException...
+                self.failed_rounds += 1
                 self.consecutive_errors += 1
                 if self.consecutive_errors >= self.max_errors:
                     self._fail(f'the bus failed: {exc!r}')

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL, Register, ServoModel
+from py_controllers.hardware.servo_bus.sim_progress import STALL_S, SimProgress
 
 ATTEMPTS = 3  # tries of a single register read or write before it fails
 
@@ -56,14 +57,32 @@ def _load_sdk(family: str) -> Any:
 
 def _quiet_port_class(sdk: Any) -> Any:
     """The SDK's PortHandler, waiting in select() (without the GIL) instead of spinning
-    while a reply is on its way: the SDKs poll a non-blocking port in a busy loop."""
+    while a reply is on its way (the SDKs poll a non-blocking port in a busy loop), and
+    timing out only when nothing is waiting to be read. On the simulated bus (`sim_progress`)
+    a timeout starts once the simulator has answered the request: the bus's time, not the
+    time the simulator's thread waited for a CPU."""
 
     class QuietPort(sdk.PortHandler):
+        sim: SimProgress | None = None
+        _request = 0  # bytes written up to the request being answered (simulated bus)
+        _answered = True
+
+        def setupPort(self, cflag_baud: int) -> bool:
+            opened = super().setupPort(cflag_baud)
+            self.sim = SimProgress.attach(self.port_name)
+            return opened
+
         def clearPort(self) -> None:
             # stale bytes read and dropped rather than tcflush(): on a pseudo-terminal a
             # flush can also swallow the request written right after it
             while self.ser.in_waiting:
                 self.ser.read(self.ser.in_waiting)
+
+        def writePort(self, packet: Any) -> int:
+            written = self.ser.write(packet)
+            if self.sim is not None:
+                self._request = self.sim.wrote(written)
+            return written
 
         def readPort(self, length: int) -> Any:
             data = self.ser.read(length)
@@ -71,6 +90,29 @@ def _quiet_port_class(sdk: Any) -> Any:
                 select.select([self.ser.fileno()], [], [], 0.0005)
                 data = self.ser.read(length)
             return data
+
+        def setPacketTimeout(self, packet_length: int) -> None:
+            super().setPacketTimeout(packet_length)
+            self._answered = self.sim is None
+
+        def setPacketTimeoutMillis(self, msec: float) -> None:
+            super().setPacketTimeoutMillis(msec)
+            self._answered = self.sim is None
+
+        def isPacketTimeout(self) -> bool:
+            if not self._answered:
+                sim = self.sim
+                if sim is not None and sim.answered(self._request):
+                    self._answered = True  # the answer is on its way: the timeout from here
+                    self.packet_start_time = self.getCurrentTime()
+                elif sim is None or self.getTimeSinceStart() > 1000.0 * STALL_S:
+                    self._answered = True
+                elif self.getTimeSinceStart() > self.packet_timeout and not sim.alive():
+                    self.sim, self._answered = None, True
+                return False
+            if self.ser.in_waiting:
+                return False  # late, but here: read it
+            return bool(super().isPacketTimeout())
 
     return QuietPort
 
