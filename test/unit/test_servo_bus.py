@@ -14,6 +14,7 @@ from py_controllers.hardware.dynamixel_system import DynamixelSystem
 from py_controllers.hardware.feetech_system import FeetechSystem
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
 from py_controllers.hardware.servo_bus.bus_worker import wait_rounds
+from py_controllers.hardware.servo_bus.sdk_bus import SdkBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
@@ -217,6 +218,37 @@ def test_a_simulator_answering_later_than_the_host_timeout_is_still_heard(arm):
     bus.silence(silent)
     assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR, 30.0)
     assert f'servo {silent} did not answer' in hw._worker.failed
+
+
+def test_on_stepped_time_only_sync_reads_move_the_servos_and_the_component_reports_it():
+    with PtyServoBus(make_servos('omx'), step_s=0.01) as sim:
+        start = sim.time_ns
+        bus = SdkBus('dynamixel', sim.device, 1_000_000)
+        bus.open()
+        servo, m = sim.servo(11), sim.servo(11).model
+        servos = [(i, s.model) for i, s in sim.servos.items()]
+        bus.write(11, m.torque_enable, 1)
+        bus.write(11, m.goal_position, 2048 + 326)  # 0.5 rad
+        for _ in range(100):
+            bus.sync_read(servos)
+        assert bus.stepped_time_ns() == start + 100 * 10_000_000
+        assert servo.angle == pytest.approx(0.5, abs=0.01)
+        for _ in range(5):  # a register read takes no time
+            bus.read(11, m.present_position)
+        assert sim.time_ns == start + 100 * 10_000_000
+        bus.close()
+
+        managed = component('omx', sim.device)
+        hw = managed.component
+        assert hw.simulation_time_ns() == sim.time_ns  # from on_init: the manager's clock
+        assert managed.set_state(S.ACTIVE)
+        assert wait_rounds(hw._worker, 2, 5.0) and hw.read(None, None) == ReturnType.OK
+        now = hw.simulation_time_ns()  # the time of the sample read() published
+        assert start + 100 * 10_000_000 < now <= hw._worker.sample.time_ns
+        assert (now - start) % 10_000_000 == 0
+        assert managed.set_state(S.FINALIZED)
+    with PtyServoBus(make_servos('omx')) as sim:  # wall-clock time: no simulation clock
+        assert component('omx', sim.device).component.simulation_time_ns() is None
 
 
 def test_lost_packets_are_retried_and_garbage_is_named():

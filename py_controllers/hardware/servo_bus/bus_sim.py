@@ -11,6 +11,11 @@ the moment its last byte would arrive at the baud rate, after the servo's Return
 timeout runs on the simulator's time (`sim_progress`): it starts once the simulator has
 answered, so a busy machine delaying this thread never makes a present servo look silent.
 
+The servos move in wall-clock time, or with `step_s` on stepped time: each sync read (one
+per bus round) first moves them on by `step_s`, and the time they are at is shared with the
+host (`sim_progress`): a component on this bus reports it as its simulation time, and a
+manager with `use_sim_time` runs in step with the bus however late its rounds come.
+
 Faults on demand: `silence(id)` (the servo stops answering), `garble(id)` (it answers
 noise), `lose(id, count)` (its next `count` status packets lost: a fast sync read carrying
 its part is one of them), `loss_rate` (each status packet lost with that probability,
@@ -55,6 +60,7 @@ class PtyServoBus:
         link: str | Path | None = None,
         time_scale: float = 1.0,
         seed: int = 0,
+        step_s: float | None = None,
     ) -> None:
         families = {s.model.family for s in servos}
         if len(families) != 1:
@@ -76,7 +82,13 @@ class PtyServoBus:
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         self.device = os.ttyname(self._slave)
-        self._progress = SimSide(self.device)
+        self.step_ns = round(step_s * 1e9) if step_s else 0
+        self._progress = SimSide(self.device, self.step_ns)
+        self.time_ns = time.monotonic_ns()  # the servos' time, on stepped time
+        if self.step_ns:
+            for servo in self.servos.values():
+                servo.advance_to(self.time_ns * 1e-9)
+            self._progress.set_time(self.time_ns)
         self.link = Path(link) if link is not None else None
         if self.link is not None:
             self.link.unlink(missing_ok=True)
@@ -130,8 +142,9 @@ class PtyServoBus:
                     time.sleep(self.answer_delay_s)
                 now = time.monotonic()
                 with self._lock:
-                    for servo in self.servos.values():
-                        servo.advance_to(now)
+                    if not self.step_ns:
+                        for servo in self.servos.values():
+                            servo.advance_to(now)
                     if not data:
                         continue
                     for instruction in self._parser.feed(data):
@@ -142,6 +155,11 @@ class PtyServoBus:
 
     def _answer(self, ins: packets.Instruction, received: float) -> None:
         self.instructions[ins.instruction] = self.instructions.get(ins.instruction, 0) + 1
+        if self.step_ns and ins.instruction in (packets.SYNC_READ, packets.FAST_SYNC_READ):
+            self.time_ns += self.step_ns
+            for servo in self.servos.values():
+                servo.advance_to(self.time_ns * 1e-9)
+            self._progress.set_time(self.time_ns)
         replies = self._dispatch(ins)
         due = received + self._bytes_s(ins.wire_length)
         for servo_id, packet in replies:
@@ -304,10 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--link', help='also make this symlink to the device, e.g. /tmp/ttySO101')
     parser.add_argument('--baud', type=int, default=1_000_000)
     parser.add_argument('--time-scale', type=float, default=1.0, help='0: no byte timing')
+    parser.add_argument(
+        '--step', type=float, help='stepped time: s per sync read (for use_sim_time)'
+    )
     args = parser.parse_args(argv)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with PtyServoBus(make_servos(args.arm), args.baud, args.link, args.time_scale) as bus:
+    servos = make_servos(args.arm)
+    with PtyServoBus(servos, args.baud, args.link, args.time_scale, step_s=args.step) as bus:
         print(bus.path, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             done.wait()

@@ -46,6 +46,15 @@ class Servo:
     current_limit: int = 0  # raw, as its Current Limit (0: no current mode)
 
 
+@dataclass(frozen=True)
+class Sample:
+    """Every joint's (position, velocity, effort) in SI from one sync read, and the time
+    the servos were at (a simulated bus on stepped time; None on any other)."""
+
+    joints: tuple[tuple[float, float, float], ...]
+    time_ns: int | None = None
+
+
 @dataclass
 class Goals:
     """Raw goals per command kind (servo id -> value), handed over whole by write()."""
@@ -75,8 +84,7 @@ class BusWorker(threading.Thread):
         self.read_only = read_only
         self.log = log
         self.goals: Goals | None = None  # None: send no goals
-        # per joint (position, velocity, effort) in SI, replaced whole after every read
-        self.sample: tuple[tuple[float, float, float], ...] | None = None
+        self.sample: Sample | None = None  # replaced whole after every read
         self.failed: str | None = None
         self.rounds = 0  # rounds done
         self.failed_rounds = 0  # rounds that failed and were retried, in all
@@ -132,6 +140,7 @@ class BusWorker(threading.Thread):
 
     def _read_states(self) -> None:
         readings = self.bus.sync_read([(s.id, s.model) for s in self.servos])
+        time_ns = self.bus.stepped_time_ns()
         sample = []
         for s in self.servos:
             r = readings[s.id]
@@ -153,7 +162,7 @@ class BusWorker(threading.Thread):
             t, m = s.transform, s.model
             effort = t.effort(m, r.current) if r.current is not None else math.nan
             sample.append((t.position(m, r.position), t.velocity(m, r.velocity), effort))
-        self.sample = tuple(sample)
+        self.sample = Sample(tuple(sample), time_ns)
 
     def _apply_mode(self, s: Servo, kind: str) -> None:
         """Torque off, mode, the hold goal, torque on; HOLD keeps a position servo's goal

@@ -145,6 +145,14 @@ class SdkBus:
         # Protocol 2.0 for Dynamixel; Feetech STS/SMS store words little-endian (end 0)
         self.handler = sdk.PacketHandler(2.0 if self.family == DYNAMIXEL else 0)
 
+    def stepped_time_ns(self) -> int | None:
+        """On a simulated bus on stepped time, its servos' time at the last sync read;
+        None on any other bus (`sim_progress`)."""
+        sim = self.port.sim if self.port is not None else None
+        if sim is None or not sim.step_ns():
+            return None
+        return sim.time_ns()
+
     def close(self) -> None:
         if self.port is not None:
             with contextlib.suppress(Exception):  # a vanished device: it is gone anyway

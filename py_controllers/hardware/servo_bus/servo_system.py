@@ -7,7 +7,9 @@ velocity and current limits, refuses a joint whose URDF position limits reach be
 servo's range, writes upstream's raw gains, and starts the bus thread (`bus_worker`).
 Activate puts every servo in position mode holding where it is, torque on; deactivate holds
 the same way and keeps the torque on (an arm must not drop). Shutdown holds too and turns
-the torque off only with `torque_off_on_shutdown`. An error (the bus lost, a servo faulted)
+the torque off only with `torque_off_on_shutdown`. On a simulated bus on stepped time
+(`bus_sim`, `step_s`) the component reports its servos' time as its simulation time (a
+manager with `use_sim_time` runs on it). An error (the bus lost, a servo faulted)
 closes the port; configure and activate again (`set_hardware_component_state active`)
 reopen it: reconnecting the cable brings the bus back without restarting the manager.
 
@@ -26,7 +28,7 @@ import math
 from typing import Any
 
 from py_controllers.hardware.component_params import joint_bounds
-from py_controllers.hardware.servo_bus.bus_worker import HOLD, BusWorker, Goals, Servo
+from py_controllers.hardware.servo_bus.bus_worker import HOLD, BusWorker, Goals, Sample, Servo
 from py_controllers.hardware.servo_bus.models import (
     DYNAMIXEL,
     FAST_SYNC_READ_FIRMWARE,
@@ -42,6 +44,7 @@ from py_controllers.hardware.servo_bus.servo_params import (
     parse_bus,
     parse_joint,
 )
+from py_controllers.hardware.servo_bus.sim_progress import SimProgress
 from py_controllers.hardware.simulated_component import OneCommandPerJoint
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
@@ -86,7 +89,14 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         self._servos: list[Servo] = []
         self._reported_failure = False
         self._clamped: set[str] = set()
+        sim = None if self.params.use_dummy else SimProgress.attach(self.params.usb_port)
+        self._stepped = sim is not None and sim.step_ns() > 0
+        self._time_ns = sim.time_ns() if self._stepped else 0
         return CallbackReturn.SUCCESS
+
+    def simulation_time_ns(self) -> int | None:
+        """The servos' time at the last sync read on a stepped simulated bus, else None."""
+        return self._time_ns if getattr(self, '_stepped', False) else None
 
     def _log(self) -> Any:
         return self.logger if self.logger is not None else logging.getLogger(type(self).__module__)
@@ -203,7 +213,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             self._log().error(f'{self._where}: the first sync read failed: {exc}')
             self._close()
             return False
-        self._publish(self._worker.sample)
+        self._publish_sample(self._worker.sample)
         self._reported_failure = False
         self._worker.start()
         fast = ' (fast sync read)' if bus.fast else ''
@@ -310,8 +320,15 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
                 why = worker.failed if worker is not None else 'the bus is closed'
                 self.log_rt('error', f'{self._where}: {why}')
             return ReturnType.ERROR
-        self._publish(worker.sample)
+        self._publish_sample(worker.sample)
         return ReturnType.OK
+
+    def _publish_sample(self, sample: Sample | None) -> None:
+        if sample is None:
+            return
+        self._publish(sample.joints)
+        if sample.time_ns is not None:  # never backwards, whichever simulator comes next
+            self._time_ns = max(self._time_ns, sample.time_ns)
 
     def _publish(self, sample: Any) -> None:
         if sample is None:

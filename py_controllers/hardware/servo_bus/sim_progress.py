@@ -11,8 +11,13 @@ the bus runs on the simulator's time, and a timeout means a servo that really di
 answer. A simulator that has gone (closed, its process dead, or silent for `STALL_S`) leaves
 the host on its own wall-clock timeouts.
 
-Layout: five little-endian 64-bit words: magic, simulator pid, closed flag, bytes the
-simulator has read and answered, bytes the hosts have written. Each word has one writer.
+A simulator on stepped time (`PtyServoBus(step_s=...)`) also shares its step and the time of
+its servos at the last sync read: the component reports that time as its simulation time,
+and a manager with `use_sim_time` runs its controllers on it, in step with the bus.
+
+Layout: seven little-endian 64-bit words: magic, simulator pid, closed flag, bytes the
+simulator has read and answered, bytes the hosts have written, the step in ns (0: the
+servos move in wall-clock time), the servos' time in ns. Each word has one writer.
 """
 
 from __future__ import annotations
@@ -27,8 +32,8 @@ from pathlib import Path
 MAGIC = 0x5345_5256_4F53_494D  # 'SERVOSIM'
 STALL_S = 10.0  # a simulator that has not answered for this long has hung: wall clock again
 _WORD = struct.Struct('<Q')
-_MAGIC, _PID, _CLOSED, _DONE, _WRITTEN = (8 * k for k in range(5))
-_SIZE = 40
+_MAGIC, _PID, _CLOSED, _DONE, _WRITTEN, _STEP, _TIME = (8 * k for k in range(7))
+_SIZE = 56
 DIRECTORY = Path(tempfile.gettempdir()) / 'py_controllers_servo_sim'
 
 
@@ -57,12 +62,17 @@ class _Words:
 class SimSide:
     """The simulator's half: created with the pty, `done()` after answering, `close()`."""
 
-    def __init__(self, device: str) -> None:
+    def __init__(self, device: str, step_ns: int = 0) -> None:
         self.path = progress_file(device)
         self._words = _Words(self.path, create=True)
         self._words.put(_PID, os.getpid())
+        self._words.put(_STEP, step_ns)
         self._words.put(_MAGIC, MAGIC)
         self._read = 0
+
+    def set_time(self, time_ns: int) -> None:
+        """The servos' time after a step (stepped time only)."""
+        self._words.put(_TIME, time_ns)
 
     def done(self, count: int) -> None:
         """`count` more bytes read, and whatever they asked for answered."""
@@ -105,6 +115,14 @@ class SimProgress:
 
     def written(self) -> int:
         return self._words.get(_WRITTEN)
+
+    def step_ns(self) -> int:
+        """The simulator's step, 0 when its servos move in wall-clock time."""
+        return self._words.get(_STEP)
+
+    def time_ns(self) -> int:
+        """The servos' time at the last sync read (stepped time only)."""
+        return self._words.get(_TIME)
 
     def answered(self, written: int) -> bool:
         """Has the simulator read and answered every byte up to `written`?"""
