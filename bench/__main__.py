@@ -8,6 +8,8 @@
 
 Every figure comes from this run on this machine; nothing here is asserted by the tests.
 `--write` also puts the tables of a full run into docs/bench_results.md, with date and machine.
+A table that cannot measure (a manager that does not come up, a message that never arrives)
+says why and the run goes on; `--hog` runs a busy loop on every core beside the bench.
 """
 
 from __future__ import annotations
@@ -16,20 +18,29 @@ import argparse
 import os
 import statistics
 import sys
+import traceback
+from collections.abc import Callable
 
 from bench.command_latency import latency_run
 from bench.common import table, verdict
 from bench.cpu_idle import ROBOTS, IdleWindows, idle_windows
 from bench.demo_load import demo_run, warm_cycle_us
 from bench.floor import LoopWindows, alternating_windows
+from bench.hog import cpu_hog
 from bench.mujoco_step import mujoco_step_run
 from bench.results_file import RESULTS, tee_stdout, this_machine
 from bench.results_file import write as write_results
 from bench.scaling import forward_run, jtc_run
 from bench.servo_bus import servo_bus_run
 from bench.startup_time import startup_run
+from py_controllers import compiled
 
 TABLES = ('loop', 'cost', 'latency', 'scaling', 'cpu', 'startup', 'mujoco', 'servos')
+NOT_MEASURED = None
+"""A target's verdict when its table could not measure."""
+
+FIGURES: dict[str, float] = {}
+"""Figures the tables leave for the ratios judged at the end (all from this run)."""
 
 
 def _lateness_row(label: str, s: dict) -> list:
@@ -65,6 +76,7 @@ def loop_table(windows: LoopWindows, targets: list) -> None:
 
     demo_p99, empty_p99 = median_p99(windows.demo), median_p99(windows.empty)
     ratio = demo_p99 / max(empty_p99, 1e-9)
+    FIGURES['p99_ratio'] = ratio
     bare_ratio = demo_p99 / max(median_p99(windows.bare), 1e-9)
     worst_p99 = max(r['lateness']['p99_us'] for r in windows.demo)
     rate_error = max(abs(r['measured_rate_hz'] - 1000.0) / 10.0 for r in windows.demo)
@@ -122,6 +134,7 @@ def cost_table(runs: dict[int, dict], warm: dict[str, float], targets: list) -> 
     )
     if 1000 in runs:
         mean = runs[1000]['execution']['mean_us']
+        FIGURES['cycle_1k_us'] = mean
         targets.append(('demo cycle < 150 us mean at 1 kHz', f'{mean:.0f} us', mean < 150.0))
 
 
@@ -212,6 +225,8 @@ def cpu_table(runs: dict[tuple[str, int], IdleWindows], targets: list) -> None:
     rows = [[robot, rate, cell(w.unheard), cell(w.heard)] for (robot, rate), w in runs.items()]
     print(table(['robot', 'rate Hz', 'CPU % unheard', 'CPU % heard'], rows))
     for (robot, rate), w in runs.items():
+        if rate == 1000 and robot.startswith('minimal') and w.unheard:
+            FIGURES['minimal_1k_cpu'] = statistics.median(w.unheard)
         if rate != 100:
             continue
         for label, cpus in (('unheard', w.unheard), ('heard', w.heard)):
@@ -254,6 +269,7 @@ def mujoco_table(seconds: float, targets: list) -> None:
         )
     )
     mujoco_1k = rows[0][1]['total'][0]
+    FIGURES['mj_step_us'] = rows[-1][1]['total'][0]
     targets.append(
         (
             'MuJoCo arm6 read + write < 10 % of a 1 kHz period',
@@ -318,6 +334,11 @@ def main(argv: list[str] | None = None) -> int:
         action='store_true',
         help=f'also write the tables to {RESULTS.name} (date, machine): a full run only',
     )
+    p.add_argument(
+        '--hog',
+        action='store_true',
+        help='a busy loop on every core beside the run (killed at its end): a repeatable load',
+    )
     args = p.parse_args(argv)
     if args.rounds < 1:
         p.error('--rounds must be at least 1')
@@ -325,49 +346,138 @@ def main(argv: list[str] | None = None) -> int:
         p.error('--write records a full run: drop --only')
     os.environ.setdefault('ROS_DOMAIN_ID', str(100 + os.getpid() % 100))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
-    print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
-    if not args.write:
-        run_tables(args)
-        return 0
-    with tee_stdout() as tables:
-        run_tables(args)
+    with cpu_hog(args.hog) as hogged:
+        print(f'# py_controllers bench\n\nmachine: {this_machine().line()}')
+        print(f'hot path: {compiled.variant()} (PY_CONTROLLERS_PURE=1: the pure Python)')
+        if hogged:
+            print(f'load: --hog, a busy loop on each of cores {hogged} beside the bench')
+        if not args.write:
+            run_tables(args)
+            return 0
+        with tee_stdout() as tables:
+            run_tables(args)
     command = f'python -m bench --seconds {args.seconds:g} --rounds {args.rounds}'
+    command += ' --hog' if args.hog else ''
+    if compiled.variant().startswith('pure'):
+        command = 'PY_CONTROLLERS_PURE=1 ' + command
     print(f'\nwritten: {write_results(tables.getvalue(), command, RESULTS)}')
     return 0
 
 
 def run_tables(args: argparse.Namespace) -> None:
-    """Every table asked for, then the targets they were judged against."""
-    targets: list[tuple[str, str, bool]] = []
-    if 'loop' in args.only or 'cost' in args.only:
-        if 'loop' in args.only:
+    """Every table asked for, then the targets they were judged against. A table that fails
+    says why in its place and its targets read "not measured"; the others still run."""
+    targets: list[tuple[str, str, bool | None]] = []
+    runs: dict[int, dict] = {}
+    if 'loop' in args.only:
+
+        def loop() -> None:
             windows = alternating_windows(1000, args.seconds, args.rounds)
             loop_table(windows, targets)
-            runs = {1000: windows.demo[0]}
-        else:
-            runs = {1000: demo_run(1000, args.seconds)}
-        if 'cost' in args.only:
+            runs[1000] = windows.demo[0]
+
+        guarded('1. Loop floor vs manager', loop, targets, LOOP_TARGETS)
+    if 'cost' in args.only:
+
+        def cost() -> None:
+            if 1000 not in runs:
+                runs[1000] = demo_run(1000, args.seconds)
             runs[100] = demo_run(100, args.seconds)
             cost_table(runs, warm_cycle_us(), targets)
+
+        guarded('2. Per-cycle cost', cost, targets, COST_TARGETS)
     if 'latency' in args.only:
-        latency_table(targets)
+        guarded('3. Command latency', lambda: latency_table(targets), targets, LATENCY_TARGETS)
     if 'scaling' in args.only:
-        scaling_table(args.seconds, targets)
+        guarded(
+            '4. Scaling', lambda: scaling_table(args.seconds, targets), targets, SCALING_TARGETS
+        )
     if 'cpu' in args.only:
-        idle = {
-            (robot, rate): idle_windows(robot, rate, args.seconds, args.rounds, heard=rate == 100)
-            for robot in ROBOTS
-            for rate in (100, 1000)
-        }
-        cpu_table(idle, targets)
+
+        def cpu() -> None:
+            idle = {
+                (robot, rate): idle_windows(
+                    robot, rate, args.seconds, args.rounds, heard=rate == 100
+                )
+                for robot in ROBOTS
+                for rate in (100, 1000)
+            }
+            cpu_table(idle, targets)
+
+        guarded('5. CPU of an idle manager', cpu, targets, CPU_TARGETS)
     if 'startup' in args.only:
-        startup_table(targets)
+        guarded('6. Start-up', lambda: startup_table(targets), targets, STARTUP_TARGETS)
     if 'mujoco' in args.only:
-        mujoco_table(args.seconds, targets)
+        mujoco = lambda: mujoco_table(args.seconds, targets)  # noqa: E731
+        guarded('7. Simulated arms', mujoco, targets, MUJOCO_TARGETS)
     if 'servos' in args.only:
-        servo_table(args.seconds, targets)
+        servos = lambda: servo_table(args.seconds, targets)  # noqa: E731
+        guarded('8. Servo bus', servos, targets, SERVO_TARGETS)
+    ratio_targets(targets)
     print('\n## Targets\n')
     print(table(['target', 'measured', ''], [[t, m, verdict(ok)] for t, m, ok in targets]))
+
+
+def ratio_targets(targets: list[tuple[str, str, bool | None]]) -> None:
+    """The targets stated as ratios within this run (issue #39): what a slower or faster host
+    scales alike. A figure whose table did not run (or could not measure) reads so."""
+    cycle, step = FIGURES.get('cycle_1k_us'), FIGURES.get('mj_step_us')
+    if cycle is not None and step is not None:
+        ratio = cycle / step
+        targets.append(
+            (
+                'demo cycle at 1 kHz <= 20x the bare mj_step of arm6 (same run)',
+                f'{ratio:.0f}x ({cycle:.0f} / {step:.1f} us)',
+                ratio <= 20.0,
+            )
+        )
+    else:
+        targets.append(('demo cycle <= 20x the bare mj_step of arm6', 'not measured', None))
+    if 'p99_ratio' in FIGURES:
+        ratio = FIGURES['p99_ratio']
+        targets.append(
+            (
+                'wake-up p99 <= 2x the nearly empty manager (medians)',
+                f'{ratio:.1f}x',
+                ratio <= 2.0,
+            )
+        )
+    if 'minimal_1k_cpu' in FIGURES:
+        cpu = FIGURES['minimal_1k_cpu']
+        targets.append(
+            ('minimal robot at 1 kHz < 10 % of a core (median)', f'{cpu:.1f} %', cpu < 10.0)
+        )
+
+
+LOOP_TARGETS = ('1 kHz rate, lateness and overruns',)
+COST_TARGETS = ('demo cycle at 1 kHz',)
+LATENCY_TARGETS = ('latency p50 < period + 0.5 ms',)
+SCALING_TARGETS = ('100-joint quintic JTC < 300 us', 'JTC cost no worse than linear in joints')
+CPU_TARGETS = ('idle at 100 Hz < 5 % of a core',)
+STARTUP_TARGETS = ('start-up to active controllers < 2 s',)
+MUJOCO_TARGETS = ('MuJoCo arm6 read + write < 10 % of a 1 kHz period',)
+SERVO_TARGETS = ('6 STS3215 at 1 Mbaud hold a 100 Hz loop',)
+
+
+def guarded(
+    title: str,
+    measure_table: Callable[[], None],
+    targets: list[tuple[str, str, bool | None]],
+    names: tuple[str, ...],
+) -> bool:
+    """Run one table; if it raises, print why under its title, mark the targets it would
+    have judged (`names`) "not measured" unless it judged them already, and go on."""
+    judged = len(targets)
+    try:
+        measure_table()
+        return True
+    except Exception as exc:  # any failure of one table: say it, keep the run going
+        print(f'\n## {title}: could not measure\n')
+        print(f'{type(exc).__name__}: {str(exc).strip()[-2000:]}')
+        print('\n```\n' + ''.join(traceback.format_exc(limit=4)).strip()[-3000:] + '\n```')
+        del targets[judged:]
+        targets.extend((name, 'not measured', NOT_MEASURED) for name in names)
+        return False
 
 
 if __name__ == '__main__':

@@ -14,7 +14,14 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, listening, measure, running_demo
+from bench.common import (
+    DEMO_CONTROLLERS,
+    DEMO_STATE_TOPICS,
+    WAIT_S,
+    listening,
+    measure,
+    running_demo,
+)
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
@@ -54,18 +61,19 @@ def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
     with running_demo(rate_hz, params) as (proc, ros, cm), listening(ros, DEMO_STATE_TOPICS):
         states: list[JointState] = []
         start = ros.node.create_subscription(JointState, '/joint_states', states.append, 10)
-        if not ros.spin_until(lambda: bool(states), 30.0):
-            raise RuntimeError('no /joint_states')
+        if not ros.spin_until(lambda: bool(states), WAIT_S):
+            raise RuntimeError(f'no /joint_states within {WAIT_S:g} s')
         ros.node.destroy_subscription(start)  # only the start: no Python work while measuring
         current = dict(zip(states[-1].name, states[-1].position))
         client = ActionClient(
             ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
         )
-        if not client.wait_for_server(timeout_sec=30.0):
-            raise RuntimeError('no FollowJointTrajectory server')
+        if not client.wait_for_server(timeout_sec=WAIT_S):
+            raise RuntimeError(f'no FollowJointTrajectory server within {WAIT_S:g} s')
         goal = sine_goal([current[j] for j in ARM_JOINTS], seconds + 5.0)
         sent = client.send_goal_async(goal)
-        ros.spin_until(sent.done, 30.0)
+        if not ros.spin_until(sent.done, WAIT_S):
+            raise RuntimeError(f'no answer to the trajectory goal within {WAIT_S:g} s')
         if not sent.result().accepted:
             raise RuntimeError('trajectory goal rejected: ' + proc.output()[-1500:])
         result = sent.result().get_result_async()
@@ -108,7 +116,9 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
     )
     try:
         stepped.start(*DEMO_CONTROLLERS)
-        with listening(harness, DEMO_STATE_TOPICS, wait=stepped.run_until):
+        with listening(
+            harness, DEMO_STATE_TOPICS, wait=lambda done: stepped.run_until(done, WAIT_S)
+        ):
             return _stepped_cycle_costs(stepped, cycles)
     finally:
         stepped.shutdown()

@@ -12,7 +12,8 @@ from builtin_interfaces.msg import Duration as DurationMsg
 from control_msgs.msg import JointTrajectoryControllerState
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bench.common import BROADCASTER_TOPICS, listening, measure, running_manager
+from bench.common import BROADCASTER_TOPICS, WAIT_S, listening, measure, running_manager
+from py_controllers.testing import RosHarness
 
 
 def mock_robot_urdf(n_joints: int) -> str:
@@ -89,10 +90,32 @@ def jtc_run(n_joints: int, seconds: float, rate_hz: int = 1000) -> dict:
                 ros, {**BROADCASTER_TOPICS, '/jtc/controller_state': JointTrajectoryControllerState}
             ),
         ):
-            pub = ros.node.create_publisher(JointTrajectory, '/jtc/joint_trajectory', 10)
-            ros.spin_until(lambda: pub.get_subscription_count() > 0, 30.0)
-            pub.publish(sine_trajectory(joints, seconds + 5.0))
+            start_trajectory(ros, sine_trajectory(joints, seconds + 5.0))
             return measure(ros, cm, seconds)
+
+
+def start_trajectory(ros: RosHarness, trajectory: JointTrajectory) -> None:
+    """Send `trajectory` to the JTC `jtc` until its state shows it moving (a message sent
+    while discovery settles can be lost); RuntimeError after WAIT_S."""
+    states: list[JointTrajectoryControllerState] = []
+    watch = ros.node.create_subscription(
+        JointTrajectoryControllerState, '/jtc/controller_state', states.append, 10
+    )
+    pub = ros.node.create_publisher(JointTrajectory, '/jtc/joint_trajectory', 10)
+
+    def moving() -> bool:
+        if any(v != 0.0 for m in states[-3:] for v in m.reference.velocities):
+            return True
+        if pub.get_subscription_count() > 0:
+            pub.publish(trajectory)
+        return False
+
+    try:
+        if not ros.spin_until(moving, WAIT_S):
+            raise RuntimeError(f'the JTC did not start its trajectory within {WAIT_S:g} s')
+    finally:
+        ros.node.destroy_subscription(watch)
+        ros.node.destroy_publisher(pub)
 
 
 def forward_run(n_controllers: int, seconds: float, rate_hz: int = 1000) -> dict:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import time
 
-from bench.common import DEMO_CONTROLLERS
+from bench.common import DEMO_CONTROLLERS, MANAGER_PARAMS, WAIT_S
 from py_controllers.testing import BIN, CONFIG, ManagerProcess
 
 
@@ -14,12 +14,14 @@ def startup_run() -> tuple[float, float]:
     """(seconds to the spawner's exit with all controllers active, of which the spawner
     process's own Python start-up is part)."""
     start = time.monotonic()
-    with ManagerProcess([CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf') as proc:
+    with ManagerProcess(
+        [CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf', params=MANAGER_PARAMS
+    ) as proc:
         spawner = subprocess.run(
-            [str(BIN / 'spawner'), *DEMO_CONTROLLERS, '--controller-manager-timeout', '60'],
+            [str(BIN / 'spawner'), *DEMO_CONTROLLERS, '--controller-manager-timeout', str(WAIT_S)],
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=5 * WAIT_S,
         )
         elapsed = time.monotonic() - start
         if spawner.returncode != 0:

@@ -43,6 +43,7 @@ from faults import (
     exits,
     injected,
     manager_inputs,
+    model_search,
     pid_inputs,
     primitive_inputs,
     release,
@@ -67,6 +68,7 @@ GROUPS: dict[str, Callable[[argparse.Namespace, list[Row]], None]] = {
     'serial': lambda a, rows: serial_cut.run(a.cuts, rows),
     'servos': lambda a, rows: servo_bus.run(a.cuts, rows),
     'release': lambda a, rows: release.run(rows),
+    'model': lambda a, rows: model_search.run(a.model_steps, rows),
 }
 
 
@@ -75,11 +77,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument('--n', type=int, default=20, help='malformed inputs of each kind')
     p.add_argument('--cuts', type=int, default=5, help='cable cuts, and injections of each fault')
     p.add_argument('--signals', type=int, default=2, help='SIGINT and SIGTERM runs of each')
+    p.add_argument(
+        '--model-steps', type=int, default=20_000, help='cycles of the long model search'
+    )
     p.add_argument('--quick', action='store_true', help='N=4, K=2, one run per signal')
     p.add_argument('--only', nargs='+', choices=list(GROUPS), default=list(GROUPS))
     args = p.parse_args(argv)
     if args.quick:
         args.n, args.cuts, args.signals = min(args.n, 4), min(args.cuts, 2), 1
+        args.model_steps = min(args.model_steps, 2_000)
     # tests use domains 1-200, the bench 100-199: stay clear of both (valid up to 232)
     os.environ.setdefault('ROS_DOMAIN_ID', str(201 + os.getpid() % 31))
     os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'

@@ -82,6 +82,7 @@ def _stats(cm: ControllerManagerClient, args: argparse.Namespace) -> int:
         f'rate: {s["measured_rate_hz"]:.2f} Hz measured of {s["update_rate_hz"]} Hz, '
         f'{s["cycles"]} cycles, {s["overruns"]} overruns ({s["missed_periods"]} missed periods)'
     )
+    print(f'hot path: {s.get("hot_path", "unknown (an older manager)")}')
     print(f'{"":<28}{"mean":>9}{"stddev":>9}{"p99":>9}{"max":>9}  (us)')
 
     def line(label: str, d: dict[str, Any]) -> None:

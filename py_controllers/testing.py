@@ -59,6 +59,13 @@ class RosoutLines(list):
         assert seen, f'{texts} not logged; /rosout: {[m.msg for m in self]}'
 
 
+GUARD_S = 60.0
+"""How long a test waits for something that must happen before it fails: a guard against a
+hang, never a duration a result depends on. `make test` runs two suites side by side, often
+beside other work, on 2 cores: there, discovering a new subscription has taken over 10 s and
+a manager process's start and spawn over 20 s."""
+
+
 class RosHarness:
     """An isolated rclpy context with one node and an executor, for a test."""
 
@@ -72,7 +79,7 @@ class RosHarness:
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
 
-    def spin_until(self, predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    def spin_until(self, predicate: Callable[[], bool], timeout_s: float = GUARD_S) -> bool:
         """Spin until `predicate()` is true; False after `timeout_s` (a failure guard only)."""
         deadline = time.monotonic() + timeout_s
         while not predicate():
@@ -81,7 +88,7 @@ class RosHarness:
             self.executor.spin_once(timeout_sec=0.02)
         return True
 
-    def spin_for_messages(self, store: list, count: int, timeout_s: float = 20.0) -> bool:
+    def spin_for_messages(self, store: list, count: int, timeout_s: float = GUARD_S) -> bool:
         """Spin until `store` has grown by `count` items."""
         target = len(store) + count
         return self.spin_until(lambda: len(store) >= target, timeout_s)
@@ -190,7 +197,7 @@ class SteppedManager:
         self.now_ns = max(self.now_ns, self.harness.node.get_clock().now().nanoseconds)
         return self.now_ns
 
-    def run_until(self, predicate: Callable[[], bool], timeout_s: float = 20.0) -> bool:
+    def run_until(self, predicate: Callable[[], bool], timeout_s: float = GUARD_S) -> bool:
         """Step and serve callbacks until `predicate()`; the timeout only guards."""
 
         def stepping() -> bool:
@@ -307,7 +314,7 @@ class ManagerProcess(ChildProcess):
         return self._logged()
 
 
-def run_tool(name: str, *args: str, timeout_s: float = 60.0) -> subprocess.CompletedProcess:
+def run_tool(name: str, *args: str, timeout_s: float = 3 * GUARD_S) -> subprocess.CompletedProcess:
     """Run one of our console scripts (spawner, unspawner, ...) and capture its output."""
     return subprocess.run(
         [str(BIN / name), *args],

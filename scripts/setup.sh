@@ -130,6 +130,11 @@ for item in package.xml launch config; do
 done
 touch "$venv/share/ament_index/resource_index/packages/py_controllers"
 
+# --- the compiled hot path (optional) ---------------------------------------------
+# mypyc builds the modules of py_controllers/compiled.py beside their sources when a C compiler
+# is there; without them (or with PY_CONTROLLERS_PURE=1) the same code runs as pure Python.
+"$vpy" "$root/scripts/build_compiled.py" || say "the compiled hot path was not built: pure Python runs"
+
 # --- the web dashboard and its browser tests ------------------------------------
 req="$root/scripts/requirements-dashboard.txt"
 h="$(hash_of "$req")"

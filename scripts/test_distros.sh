@@ -11,10 +11,25 @@ setup_log() { echo "$root/build-setup-$1.log"; }
 test_log() { echo "$root/build-test-$1.log"; }
 minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 
+# The pure Python variant of the hot path (py_controllers/compiled.py), run after the first
+# distro's suite: the unit tier and the ros tests of the compiled modules' users.
+PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guard.py
+  test/ros/test_pid_controllers.py test/ros/test_joint_trajectory_controller.py
+  test/ros/test_hold_on_release.py test/ros/test_effort_gripper_action.py)
+
 suite() {  # distro: pytest in its venv (from the repository root)
-  printf '[test] %s: rclpy %s\n' "$1" \
-    "$("$(venv_of "$1")/bin/python" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')"
-  (cd "$root" && "$(venv_of "$1")/bin/python" -m pytest -q -p no:cacheprovider test)
+  local py
+  py="$(venv_of "$1")/bin/python"
+  printf '[test] %s: rclpy %s; hot path: %s\n' "$1" \
+    "$("$py" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')" \
+    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')"
+  (cd "$root" && "$py" -m pytest -q -p no:cacheprovider test)
+}
+
+pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
+  printf '[test] %s: the pure Python hot path (PY_CONTROLLERS_PURE=1): %s\n' "$1" "${PURE_TESTS[*]}"
+  (cd "$root" && PY_CONTROLLERS_PURE=1 "$(venv_of "$1")/bin/python" -m pytest -q \
+    -p no:cacheprovider "${PURE_TESTS[@]}")
 }
 
 bash "$root/scripts/setup.sh" "$1" || exit 1
@@ -46,6 +61,9 @@ start=$SECONDS
 [ "$#" -gt 1 ] && export ROS_DOMAIN_ID=$domain  # alone: each pytest picks its own
 if suite "$1"; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
 result[$1]+=" in $(minutes $((SECONDS - start)))"
+start=$SECONDS
+if pure_suite "$1"; then pure=passed; else pure=FAILED; failed=1; fi
+pure+=" in $(minutes $((SECONDS - start)))"
 for d in "${@:2}"; do
   if wait "${pid[$d]}"; then result[$d]=passed; else result[$d]=FAILED; failed=1; fi
   printf '\n[test] ---- %s (from %s) ----\n' "$d" "$(test_log "$d")"
@@ -53,4 +71,5 @@ for d in "${@:2}"; do
 done
 printf '\n'
 for d in "$@"; do printf '[test] %s: %s\n' "$d" "${result[$d]}"; done
+printf '[test] %s, pure Python hot path: %s\n' "$1" "$pure"
 exit "$failed"

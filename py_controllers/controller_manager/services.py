@@ -21,7 +21,7 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.task import Future as RclpyFuture
 from std_srvs.srv import Trigger
 
-from py_controllers import plugins
+from py_controllers import compiled, plugins
 from py_controllers.callback_guard import answering
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.hardware_interface.types import LifecycleStateId
@@ -256,7 +256,7 @@ class ManagerServices:
     def statistics(self) -> dict:
         """Loop statistics with per-controller execution times."""
         per_controller = {n: s.execution for n, s in list(self.cm.controllers.items())}
-        return self.loop.stats.snapshot(per_controller)
+        return {**self.loop.stats.snapshot(per_controller), 'hot_path': compiled.variant()}
 
     def _get_statistics(self, request: Any, response: Any) -> Any:
         response.success = True
@@ -296,6 +296,7 @@ class ManagerServices:
             values=[
                 KeyValue(key=k, value=f'{v:.3f}' if isinstance(v, float) else str(v))
                 for k, v in [
+                    ('hot_path', compiled.variant()),
                     ('update_rate_hz', stats['update_rate_hz']),
                     ('measured_rate_hz', stats['measured_rate_hz']),
                     ('period_mean_us', period['mean_us']),

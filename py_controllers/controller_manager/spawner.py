@@ -248,6 +248,19 @@ class Spawner:
                 return c.state
         return None
 
+    def _landed(self, name: str, what: str) -> bool:
+        """After a refused `what` (load, configure): True when `name` is nevertheless in the
+        state that call leads to. A call the manager was slow to answer (a busy host) is sent
+        again by the client, and the repeat is refused because the first one did its work."""
+        state = self._state(name)
+        done = state is not None if what == 'load' else state == 'inactive'
+        if done:
+            self.log.warning(
+                f"'{what}' of '{name}' was refused, but '{name}' is {state}: an earlier try "
+                'that timed out did it'
+            )
+        return done
+
     def prepare(self, name: str) -> bool:
         """Load and (unless --load-only) configure `name`; True on success."""
         state = self._state(name)
@@ -258,7 +271,7 @@ class Spawner:
             # noted before the call: when a signal interrupts it, the manager may still load it
             self.loaded.append(name)
             self.manager_log.start()
-            if not self.cm.load_controller(name):
+            if not self.cm.load_controller(name) and not self._landed(name, 'load'):
                 self.loaded.remove(name)
                 self._failed('load', name)
                 return False
@@ -269,7 +282,7 @@ class Spawner:
         if self.args.load_only or state in ('inactive', 'active'):
             return True
         self.manager_log.start()
-        if not self.cm.configure_controller(name):
+        if not self.cm.configure_controller(name) and not self._landed(name, 'configure'):
             self._failed('configure', name)
             return False
         self.log.info(f"configured '{name}'")

@@ -287,7 +287,7 @@ class ManagerWatch:
             return
         try:
             values = await self.bridge.get_parameters(
-                self.manager, ['robot_description', 'robot_description_file', XACRO_ARGS]
+                self.manager, ['robot_description', 'robot_description_file']
             )
         except (NotAvailableError, CallFailedError) as exc:
             self.state.ranges_problem = f'cannot read robot_description: {exc}'
@@ -298,13 +298,21 @@ class ManagerWatch:
         path = values.get('robot_description_file') or ''
         if not text and path:
             try:  # a URDF, or a .xacro file expanded with the manager's xacro arguments
-                text, source = description_from_parameters(path, values.get(XACRO_ARGS)), path
+                text, source = description_from_parameters(path, await self._xacro_args()), path
             except ValueError as exc:
                 source = f'no robot description: {path} {exc}'
         elif not text:
             source = 'no robot description: no topic message and no manager parameter'
         if text or topic.msg is None:
             self._set_description(text, source)
+
+    async def _xacro_args(self) -> object:
+        """The manager's xacro arguments, asked alone: a parameter declared without a value
+        empties a whole GetParameters answer (rclpy's parameter service)."""
+        try:
+            return (await self.bridge.get_parameters(self.manager, [XACRO_ARGS])).get(XACRO_ARGS)
+        except (NotAvailableError, CallFailedError):
+            return None
 
     def _set_description(self, urdf: str, source: str) -> None:
         s = self.state

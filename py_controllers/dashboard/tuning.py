@@ -68,21 +68,24 @@ def series(samples: Iterable[Sample], name: str) -> list[Point]:
 
 
 def downsample(points: Sequence[Point], max_points: int) -> list[Point]:
-    """At most `max_points` of `points` that keep the shape: the points are cut into
-    max_points // 2 runs of (nearly) equal length and each run gives its lowest and highest
-    point, in time order, so a one-sample spike survives. Fewer points pass unchanged."""
-    if max_points < 2:
-        raise ValueError('downsample needs max_points >= 2')
+    """At most `max_points` of `points` that keep the shape and end on the newest point: all
+    but the newest are cut into (max_points - 1) // 2 runs of (nearly) equal length and each
+    run gives its lowest and highest point, in time order, so a one-sample spike survives;
+    the newest point ends the line, so a live chart's last value is the latest one (not the
+    extreme of the last run). Fewer points pass unchanged."""
+    if max_points < 3:
+        raise ValueError('downsample needs max_points >= 3')
     n = len(points)
     if n <= max_points:
         return list(points)
-    runs = max_points // 2
+    runs, older = (max_points - 1) // 2, n - 1
     out: list[Point] = []
     for k in range(runs):
-        run = points[k * n // runs : (k + 1) * n // runs]
+        run = points[k * older // runs : (k + 1) * older // runs]
         lo = min(range(len(run)), key=lambda i: run[i][1])
         hi = max(range(len(run)), key=lambda i: run[i][1])
         out.extend(run[i] for i in sorted({lo, hi}))
+    out.append(points[-1])
     return out
 
 

@@ -36,7 +36,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
 CONTROLLERS = [
@@ -93,7 +93,11 @@ class Demo:
     def spawn(self) -> bool:
         print('\n== spawning controllers with `spawner`')
         result = run_tool(
-            'spawner', *CONTROLLERS, '--controller-manager-timeout', '30', timeout_s=120
+            'spawner',
+            *CONTROLLERS,
+            '--controller-manager-timeout',
+            str(GUARD_S),
+            timeout_s=3 * GUARD_S,
         )
         ok = result.returncode == 0
         if not ok:
@@ -112,7 +116,7 @@ class Demo:
         client = ActionClient(
             self.ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
         )
-        if not self.ros.spin_until(client.server_is_ready, 20.0):
+        if not self.ros.spin_until(client.server_is_ready, GUARD_S):
             return self.record('trajectory', False, 'action server not available')
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = ARM_JOINTS
@@ -128,7 +132,7 @@ class Demo:
         set_duration(goal.goal_time_tolerance, 2.0)
         feedback: list = []
         sent = client.send_goal_async(goal, feedback_callback=feedback.append)
-        if not self.ros.spin_until(sent.done, 10.0) or not sent.result().accepted:
+        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
             return self.record('trajectory', False, 'goal rejected')
         print('  goal accepted')
         result_future = sent.result().get_result_async()
@@ -194,15 +198,15 @@ class Demo:
     def gripper(self, target: float = 0.03) -> bool:
         print('\n== a GripperCommand goal to /gripper_controller/gripper_cmd')
         client = ActionClient(self.ros.node, GripperCommand, '/gripper_controller/gripper_cmd')
-        if not client.wait_for_server(timeout_sec=20.0):
+        if not client.wait_for_server(timeout_sec=GUARD_S):
             return self.record('gripper', False, 'no gripper action server')
         goal = GripperCommand.Goal()
         goal.command.position, goal.command.max_effort = target, 10.0
         sent = client.send_goal_async(goal)
-        if not self.ros.spin_until(sent.done, 20.0) or not sent.result().accepted:
+        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
             return self.record('gripper', False, 'goal rejected')
         result_future = sent.result().get_result_async()
-        if not self.ros.spin_until(result_future.done, 20.0):
+        if not self.ros.spin_until(result_future.done, GUARD_S):
             return self.record('gripper', False, 'no result')
         result = result_future.result().result
         print(
@@ -216,7 +220,7 @@ class Demo:
         print('\n== /imu_sensor_broadcaster/imu and /force_torque_sensor_broadcaster/wrench')
         imu = self.ros.subscribe(Imu, '/imu_sensor_broadcaster/imu')
         wrench = self.ros.subscribe(WrenchStamped, '/force_torque_sensor_broadcaster/wrench')
-        ok = self.ros.spin_until(lambda: bool(imu) and bool(wrench), 20.0)
+        ok = self.ros.spin_until(lambda: bool(imu) and bool(wrench), GUARD_S)
         if not ok:
             return self.record('sensors', False, f'imu: {len(imu)}, wrench: {len(wrench)}')
         a, w = imu[-1].linear_acceleration, wrench[-1].wrench
@@ -249,7 +253,7 @@ class Demo:
             pub.publish(command)
             return tool_io().get('digital_output') == 1.0
 
-        ok = self.ros.spin_until(on, 20.0)
+        ok = self.ros.spin_until(on, GUARD_S)
         values = {k: round(v, 3) for k, v in tool_io().items()}
         print(f'   tool_io: {values}')
         return self.record('gpio', ok, f'tool_io {values}')

@@ -29,7 +29,7 @@ from py_controllers.demo.mujoco_arm import JOINTS, URDF, MujocoArmDemo, stamp_s
 from py_controllers.demo.summary import print_summary
 from py_controllers.kinematics import KinematicsParams, load_kinematics
 from py_controllers.ros_conversions import set_duration
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness
+from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness
 
 PARAMS = CONFIG / 'mujoco_admittance_controllers.yaml'
 CONTROLLERS = [  # the admittance controller before the trajectory controller chained to it
@@ -99,7 +99,7 @@ class AdmittanceDemo(MujocoArmDemo):
     def wait_sim(self, duration_s: float) -> bool:
         """Spin until `duration_s` more of simulated time passed on /joint_states."""
         until_s = stamp_s(self.joint_states[-1]) + duration_s
-        return self.ros.spin_until(lambda: stamp_s(self.joint_states[-1]) >= until_s, 30.0)
+        return self.ros.spin_until(lambda: stamp_s(self.joint_states[-1]) >= until_s, GUARD_S)
 
     # --- steps -----------------------------------------------------------------------
     def chain(self, since_s: float) -> bool:
@@ -118,7 +118,7 @@ class AdmittanceDemo(MujocoArmDemo):
         since = [m for m in self.joint_states if stamp_s(m) >= since_s]
         deepest = max(since, key=self.off_home)
         settled_s = stamp_s(deepest) + 1.0
-        if not self.ros.spin_until(lambda: stamp_s(self.joint_states[-1]) >= settled_s, 30.0):
+        if not self.ros.spin_until(lambda: stamp_s(self.joint_states[-1]) >= settled_s, GUARD_S):
             return self.record('chain', False, 'no /joint_states')
         later = next(m for m in self.joint_states if stamp_s(m) >= settled_s)
         moved, off = self.off_home(deepest), self.off_home(later)
@@ -133,7 +133,7 @@ class AdmittanceDemo(MujocoArmDemo):
         print('\n== FollowJointTrajectory goal to /joint_trajectory_controller (chained)')
         name = '/joint_trajectory_controller/follow_joint_trajectory'
         client = ActionClient(self.ros.node, FollowJointTrajectory, name)
-        if not self.ros.spin_until(client.server_is_ready, 20.0):
+        if not self.ros.spin_until(client.server_is_ready, GUARD_S):
             return self.record('trajectory', False, 'action server not available')
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = JOINTS
@@ -141,7 +141,7 @@ class AdmittanceDemo(MujocoArmDemo):
         set_duration(point.time_from_start, GOAL_S * self.scale)
         goal.trajectory.points.append(point)
         sent = client.send_goal_async(goal)
-        if not self.ros.spin_until(sent.done, 10.0) or not sent.result().accepted:
+        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
             return self.record('trajectory', False, 'goal rejected')
         t0 = self.sim_time_s()
         result_future = sent.result().get_result_async()
@@ -173,7 +173,7 @@ class AdmittanceDemo(MujocoArmDemo):
                 'force.x'
             ) == float(force_x)
 
-        return self.ros.spin_until(applied, 10.0)
+        return self.ros.spin_until(applied, GUARD_S)
 
     def push(self) -> bool:
         """PUSH_N along x for PUSH_S: the tool settles at F/K along the push."""
@@ -235,7 +235,7 @@ class AdmittanceDemo(MujocoArmDemo):
         """The chain is still active and the admittance controller still publishes."""
         states = {c.name: c.state for c in self.ros.manager().list_controllers()}
         count = len(self.status)
-        publishing = self.ros.spin_until(lambda: len(self.status) > count + 5, 10.0)
+        publishing = self.ros.spin_until(lambda: len(self.status) > count + 5, GUARD_S)
         ok = all(states.get(c) == 'active' for c in CHAIN) and publishing
         chain = ', '.join(f'{c} {states.get(c)}' for c in CHAIN)
         return self.record('running', ok, f'{chain}; ~/status publishing: {publishing}')

@@ -26,7 +26,7 @@ from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
 JOINTS = [f'joint{i}' for i in range(1, 7)]
 CONTROLLERS = ['joint_state_broadcaster', 'arm_controller', 'force_torque_sensor_broadcaster']
@@ -115,7 +115,11 @@ class MujocoArmDemo:
         """Spawn `controllers` with the `spawner` executable."""
         print(f'\n== spawning {", ".join(controllers)} with `spawner`')
         result = run_tool(
-            'spawner', *controllers, '--controller-manager-timeout', '30', timeout_s=120
+            'spawner',
+            *controllers,
+            '--controller-manager-timeout',
+            str(GUARD_S),
+            timeout_s=3 * GUARD_S,
         )
         if result.returncode != 0:
             print(result.stdout + result.stderr)
@@ -130,7 +134,7 @@ class MujocoArmDemo:
         """Before any controller claims the motors, MujocoSystem's servo holds the arm at
         home against gravity (the joints' p/i/d in arm6.urdf)."""
         print('\n== the arm before the trajectory controller: held by the hardware')
-        if not self.ros.spin_until(lambda: self.sim_time_s() >= 1.0 and self.joint_states, 30.0):
+        if not self.ros.spin_until(lambda: self.sim_time_s() >= 1.0 and self.joint_states, GUARD_S):
             return self.record('hold', False, 'no /clock or /joint_states')
         off = self.off_home(self.joint_states[-1])
         return self.record(
@@ -179,7 +183,7 @@ class MujocoArmDemo:
         client = ActionClient(
             self.ros.node, FollowJointTrajectory, '/arm_controller/follow_joint_trajectory'
         )
-        if not self.ros.spin_until(client.server_is_ready, 20.0):
+        if not self.ros.spin_until(client.server_is_ready, GUARD_S):
             return self.record('trajectory', False, 'action server not available')
         goal = FollowJointTrajectory.Goal()
         goal.trajectory.joint_names = JOINTS
@@ -191,7 +195,7 @@ class MujocoArmDemo:
             goal.trajectory.points.append(point)
         feedback: list = []
         sent = client.send_goal_async(goal, feedback_callback=feedback.append)
-        if not self.ros.spin_until(sent.done, 10.0) or not sent.result().accepted:
+        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
             return self.record('trajectory', False, 'goal rejected')
         t0, wall0 = self.sim_time_s(), time.monotonic()
         print(f'  goal accepted at simulated time {t0:.2f} s')
@@ -201,7 +205,7 @@ class MujocoArmDemo:
         result = result_future.result().result
         sim_s, wall_s = self.sim_time_s() - t0, time.monotonic() - wall0
         count = len(self.joint_states)
-        self.ros.spin_until(lambda: len(self.joint_states) > count + 5, 5.0)
+        self.ros.spin_until(lambda: len(self.joint_states) > count + 5, GUARD_S)
         final = self.positions()
         target = WAYPOINTS[-1][1]
         errors = [final[j] - target[i] for i, j in enumerate(JOINTS)]
@@ -225,7 +229,7 @@ class MujocoArmDemo:
         """At rest, the wrist sensor carries the gripper's weight, whatever its orientation."""
         print('\n== /force_torque_sensor_broadcaster/wrench with the arm at rest')
         count = len(self.wrenches)
-        if not self.ros.spin_until(lambda: len(self.wrenches) > count + 5, 20.0):
+        if not self.ros.spin_until(lambda: len(self.wrenches) > count + 5, GUARD_S):
             return self.record('wrench', False, 'no wrench messages')
         msg = self.wrenches[-1]
         f, tq = msg.wrench.force, msg.wrench.torque

@@ -15,6 +15,9 @@ manager's safety net can be shown to hold (our fault suite and tests use it; so 
                                          raise | any integer (e.g. 3, not a CallbackReturn)
   record_file                            JSON written on deactivate and shutdown: number of
                                          writes and the command values of the last write()
+  record_every_change                    true: also after each write() whose commands differ
+                                         from the last one (a process killed at once, by a
+                                         second signal or the backstop, leaves its last write)
 
 Faults can also be injected while it runs, over ROS: give it a `<gpio name="faults">` with
 command interfaces `read` and/or `write` and command them (a forward command controller
@@ -74,6 +77,7 @@ class FaultInjectionSystem(GenericSystem):
             raise ValueError(f'{where}: write_fault must be one of {_WRITE_FAULTS}')
         self.on_error_result = str(p.get('on_error_result', 'success')).strip().lower()
         self.record_file = str(p.get('record_file', '') or '')
+        self.record_every_change = str(p.get('record_every_change', 'false')).lower() == 'true'
         self.reads = 0
         self.writes = 0
         self.last_write: dict[str, float] = {}
@@ -126,7 +130,10 @@ class FaultInjectionSystem(GenericSystem):
         """Write what the component was last told to do to `record_file` (if set)."""
         if self.record_file:
             record = {'writes': self.writes, 'reads': self.reads, 'last_write': self.last_write}
-            Path(self.record_file).write_text(json.dumps(record))
+            path = Path(self.record_file)
+            partial = path.with_suffix('.partial')
+            partial.write_text(json.dumps(record))
+            partial.replace(path)  # whole or not at all, whenever the process ends
 
     # --- the loop ----------------------------------------------------------------------
     def read(self, time: Any, period: Any) -> Any:
@@ -144,7 +151,11 @@ class FaultInjectionSystem(GenericSystem):
         self.io_threads.add(threading.get_ident())
         self._pause('write')
         self.writes += 1
-        self.last_write = {name: h.value for name, h in self.command_interfaces.items()}
+        written = {name: h.value for name, h in self.command_interfaces.items()}
+        changed = repr(written) != repr(self.last_write)  # NaN == NaN here
+        self.last_write = written
+        if changed and self.record_every_change:
+            self.save_record()
         if self.writes == self.write_fault_at:
             return _fail(self.write_fault, 'write')
         fault = self._triggered('write')

@@ -203,8 +203,8 @@ class CommandLimits:
             setattr(actual, kind, handle.value)
         desired.position = desired.velocity = desired.effort = None
         desired.acceleration = desired.jerk = None
-        for kind, handle in j.claimed:
-            setattr(desired, kind, handle.value)
+        for kind, command in j.claimed:
+            setattr(desired, kind, command.value)
         try:
             changed = j.limiter.enforce(actual, desired, dt_s)
             if j.out_of_bounds_reported:
@@ -219,8 +219,8 @@ class CommandLimits:
             self.hold_joint(j, exc)
             return
         if changed:
-            for kind, handle in j.claimed:
-                handle.value = getattr(desired, kind)
+            for kind, command in j.claimed:
+                command.value = getattr(desired, kind)
 
     def hold_joint(self, j: _Joint, exc: Exception | None) -> None:
         """Limits fail closed: `j`'s claimed commands go to their hold values (`exc` logged

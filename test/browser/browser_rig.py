@@ -1,7 +1,11 @@
 """Helpers of the dashboard's browser tests: reading numbers off a page, parameter files
 for namespaced managers."""
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import yaml
 from playwright.sync_api import expect
@@ -61,10 +65,41 @@ def chart_series(page, chart: str, name: str) -> list[tuple[float, float]]:
 def wait_for_last_point(page, chart: str, name: str, value: float, tolerance: float) -> None:
     """Wait until the newest point of line `name` in `chart` is `value` within `tolerance`
     (0: exactly)."""
-    page.wait_for_function(
-        f"""([chart, name, value, tolerance]) => {{
-            const last = ({LAST_POINT})([chart, name]);
-            return last !== null && Math.abs(last - value) <= tolerance;
-        }}""",
-        arg=[chart, name, value, tolerance],
-    )
+    try:
+        page.wait_for_function(
+            f"""([chart, name, value, tolerance]) => {{
+                const last = ({LAST_POINT})([chart, name]);
+                return last !== null && Math.abs(last - value) <= tolerance;
+            }}""",
+            arg=[chart, name, value, tolerance],
+        )
+    except Exception as exc:
+        points = page.evaluate(SERIES, [chart, name])
+        raise AssertionError(
+            f'{chart}: {name} never within {tolerance} of {value}; its last points: '
+            f'{points[-10:] if points else points}'
+        ) from exc
+
+
+@contextmanager
+def streaming(publisher: Any, message: Callable[[], Any], period_s: float = 0.05) -> Iterator[None]:
+    """Publish `message()` every `period_s` from a thread of its own while the block runs.
+
+    A timer of the test's node fires only while the test spins, and a test waiting on the
+    page (`wait_for_last_point`) does not: a cmd_vel stream from a timer would stop during
+    the wait, and the controller's cmd_vel_timeout would stop the robot the page is
+    watching."""
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.is_set():
+            publisher.publish(message())
+            stop.wait(period_s)
+
+    thread = threading.Thread(target=run, name='stream', daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

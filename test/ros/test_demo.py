@@ -57,7 +57,7 @@ def test_base_demo_odometry_follows_the_commanded_path(
         [sys.executable, '-m', 'py_controllers.demo', flag, '--quick', '--output', str(tmp_path)],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=300,  # a guard: about 20 s on a quiet host
     )
     out = result.stdout
     assert result.returncode == 0, out[-4000:] + result.stderr[-4000:]

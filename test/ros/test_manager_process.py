@@ -13,6 +13,7 @@ from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
+from py_controllers import compiled
 from py_controllers.controller_manager.client import BEST_EFFORT, STRICT
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
@@ -138,7 +139,10 @@ def test_statistics_and_diagnostics_report_the_loop(ros):
     assert ros.spin_until(lambda: loop_status() is not None)
     status = loop_status()
     assert status.level == DiagnosticStatus.OK, status.message
-    values = {kv.key: float(kv.value) for kv in status.values}
+    values = {kv.key: kv.value for kv in status.values}
+    # which hot path runs: the same as in this process (same sources, same environment)
+    assert values.pop('hot_path') == compiled.variant()
+    values = {key: float(value) for key, value in values.items()}
     assert values['update_rate_hz'] == 100.0
     assert values['period_min_us'] <= values['period_mean_us'] <= values['period_max_us']
     assert values['period_stddev_us'] >= 0.0
@@ -220,6 +224,7 @@ def test_hardware_services(ros):
 def test_statistics_are_available(ros):
     stats = ros.manager().statistics()
     assert stats['update_rate_hz'] == 100
+    assert stats['hot_path'] == compiled.variant()
     assert stats['cycles'] > 0
     assert stats['period']['count'] > 0
     assert 'forward_position_controller' in stats['controllers']

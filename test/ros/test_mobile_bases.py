@@ -267,3 +267,30 @@ def test_tricycle_non_finite_cmd_vel_is_refused(base, capfd):
         return line in seen
 
     assert cm.harness.spin_until(refused), seen
+
+
+def test_a_tricycle_parameter_refused_at_configure_leaves_a_clean_error(capfd, tmp_path):
+    # a parameter refused at configure (here wheel_radius -0.1); on_error then raised
+    # AttributeError('odometry') (the odometry is made after the parameters are read)
+    wrong = tmp_path / 'wrong.yaml'
+    wrong.write_text('tricycle_controller:\n  ros__parameters:\n    wheel_radius: -0.1\n')
+    harness = RosHarness(
+        'tricycle_refused',
+        args=[
+            '--ros-args', '--params-file', str(CONFIG / 'mobile_bases.yaml'),
+            '--params-file', str(wrong),
+        ],
+    )  # fmt: skip
+    cm = SteppedManager(harness, (CONFIG / 'tricycle_base.urdf').read_text())
+    try:
+        ok, msg = cm.manager.load_controller('tricycle_controller')
+        assert ok, msg
+        ok, msg = cm.manager.configure_controller('tricycle_controller')
+        assert not ok and 'failed to configure' in msg
+        cm.manager.deferred.run_pending()
+        err = capfd.readouterr().err
+        assert 'wheel_radius' in err, err  # the refusal names the parameter
+        assert 'raised' not in err, err
+    finally:
+        cm.shutdown()
+        harness.close()

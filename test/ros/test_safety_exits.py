@@ -79,6 +79,10 @@ def last_write(record):
         ('update_rate', '99.5'),
         ('watchdog.periods', '0'),
         ('watchdog.exit_on_stall', 'sometimes'),
+        ('update_rate', '2000000000'),  # a zero period: ZeroDivisionError before
+        ('loop.guard_us', '-5'),
+        ('enforce_command_limits', "'false'"),  # a string: it was True
+        ('hardware_components_initial_state.inactive', 'Arm'),  # a string: split per letter
     ],
 )
 def test_start_up_parameters_that_cannot_work_are_refused_at_start(tmp_path, name, value):

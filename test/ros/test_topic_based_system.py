@@ -17,7 +17,7 @@ from std_msgs.msg import Float64MultiArray
 
 from py_controllers.child_process import ChildProcess
 from py_controllers.robot_description import swap_hardware
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
 PLUGIN = 'topic_based_ros2_control/TopicBasedSystem'
 CONTROLLERS = CONFIG / 'topic_based_controllers.yaml'
@@ -49,7 +49,9 @@ def robot(tmp_path: Path, **params: object) -> Path:
 
 
 def spawn(manager: ManagerProcess, *controllers: str) -> None:
-    result = run_tool('spawner', *controllers, '--controller-manager-timeout', '30')
+    result = run_tool(
+        'spawner', *controllers, '--controller-manager-timeout', str(GUARD_S), timeout_s=3 * GUARD_S
+    )
     assert result.returncode == 0, result.stdout + result.stderr + manager.output()
 
 
@@ -286,8 +288,8 @@ def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
             pub.publish(Float64MultiArray(data=[0.5, -0.2]))
             return arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5)
 
-        assert ros.spin_until(arrived, 30.0), (sim.output(), manager.output())
-        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5), 10.0)
+        assert ros.spin_until(arrived), (sim.output(), manager.output())
+        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5))
         assert commands
         for msg in commands:
             assert msg.position[2] == -2.0 * msg.position[1]

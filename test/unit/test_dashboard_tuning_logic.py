@@ -52,22 +52,24 @@ def test_window_is_the_last_n_seconds_before_now():
     assert window(samples, now=10.0, window_s=2.0) == []
 
 
-def test_downsample_keeps_each_runs_extremes_and_a_spike():
+def test_downsample_keeps_each_runs_extremes_and_a_spike_and_ends_on_the_newest():
     points = [(float(i), 0.0) for i in range(100)]
     points[37] = (37.0, 100.0)
     points[80] = (80.0, -5.0)
-    # 10 points at most: 5 runs of 20 samples, each gives its lowest and highest sample
-    # (one when they are the same sample), in time order
+    points[99] = (99.0, 1.0)
+    # 10 points at most: the 99 older samples in 4 runs (24, 25, 25, 25 samples), each gives
+    # its lowest and highest sample (one when they are the same sample), in time order;
+    # then the newest sample, whatever it is
     assert downsample(points, 10) == [
-        (0.0, 0.0),  # 0..19 flat
-        (20.0, 0.0),  # 20..39: the first lowest, then the spike
+        (0.0, 0.0),  # 0..23 flat
+        (24.0, 0.0),  # 24..48: the first lowest, then the spike
         (37.0, 100.0),
-        (40.0, 0.0),  # 40..59 flat
-        (60.0, 0.0),  # 60..79 flat
-        (80.0, -5.0),  # 80..99: the dip, then the first highest
-        (81.0, 0.0),
+        (49.0, 0.0),  # 49..73 flat
+        (74.0, 0.0),  # 74..98: the first highest, then the dip
+        (80.0, -5.0),
+        (99.0, 1.0),  # the newest
     ]
-    # an odd size: 3 runs of 33, 33, 34 samples
+    # an odd size: 3 runs of 33 samples and the newest
     ramp = [(float(i), float(i)) for i in range(100)]
     assert downsample(ramp, 7) == [
         (0.0, 0.0),
@@ -75,15 +77,20 @@ def test_downsample_keeps_each_runs_extremes_and_a_spike():
         (33.0, 33.0),
         (65.0, 65.0),
         (66.0, 66.0),
+        (98.0, 98.0),
         (99.0, 99.0),
     ]
+    # a noisy flat line: the chart's last value is the newest sample, not a run's extreme
+    noisy = [(float(i), 0.3 + (0.01 if i % 2 else -0.01)) for i in range(1000)]
+    noisy[-1] = (999.0, 0.3)
+    assert downsample(noisy, 400)[-1] == (999.0, 0.3)
 
 
 def test_downsample_short_series_unchanged_and_bad_size_refused():
-    points = [(0.0, 1.0), (1.0, 2.0)]
-    assert downsample(points, 2) == points
+    points = [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]
+    assert downsample(points, 3) == points
     with pytest.raises(ValueError):
-        downsample(points, 1)
+        downsample(points, 2)
 
 
 def test_series_skips_what_cannot_be_drawn_and_chart_data_is_relative_to_now():
@@ -142,7 +149,10 @@ def test_pid_and_jtc_signals_and_their_charts():
     assert charts_for('other', ['x']) == []
 
 
-NO_PARAMETERS_FILE = {'example_controllers/SineController'}
+NO_PARAMETERS_FILE = {
+    'example_controllers/SineController',
+    'ros2_control_demo_example_7/RobotController',  # declares them in code, as upstream's
+}
 """Registered types that declare their parameters in code, with no schema file."""
 
 

@@ -1,0 +1,140 @@
+"""Instructions per control cycle of the demo robot, counted by valgrind's callgrind: a
+figure that load on the host does not move, for A/B decisions on a shared machine.
+
+    python -m bench.cycle_instructions [--cycles 200]      # runs itself under valgrind
+
+prints the count on the pure Python hot path and on the variant built (py_controllers/compiled.py)
+side by side.
+
+The demo's read -> update -> write is stepped in this process (`SteppedManager`, 1 kHz
+steps, trajectory executing, cmd_vel driving the base, every state topic subscribed), as
+`bench.demo_load.warm_cycle_us` does; only the stepped cycles are counted (callgrind's
+collection is switched on while the cycles run inside a ctypes call, `ffi_call`), on the
+stepping thread; the publishing thread's instructions are printed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+TOGGLE = 'ffi_call'
+
+
+def run_cycles(cycles: int) -> None:
+    """Set the demo up, then step `cycles` cycles inside one ctypes call (what is counted)."""
+    from geometry_msgs.msg import TwistStamped
+    from trajectory_msgs.msg import JointTrajectory
+
+    from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, WAIT_S, listening
+    from bench.demo_load import ARM_JOINTS, sine_goal
+    from py_controllers.realtime_tools import realtime_publisher
+    from py_controllers.testing import CONFIG, RosHarness, SteppedManager
+
+    harness = RosHarness(
+        'bench_instructions',
+        args=['--ros-args', '--params-file', str(CONFIG / 'demo_controllers.yaml')],
+    )
+    stepped = SteppedManager(
+        harness,
+        (CONFIG / 'demo_robot.urdf').read_text(),
+        period_ns=1_000_000,
+        start_ns=harness.node.get_clock().now().nanoseconds,
+    )
+    try:
+        stepped.start(*DEMO_CONTROLLERS)
+        with listening(
+            harness, DEMO_STATE_TOPICS, wait=lambda done: stepped.run_until(done, WAIT_S)
+        ):
+            arm = stepped.manager.controllers['arm_controller'].controller
+            current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
+            stepped.send_until(
+                '/arm_controller/joint_trajectory',
+                JointTrajectory,
+                sine_goal(current, 600.0).trajectory,
+                lambda: arm._trajectory is not None and not arm._holding,
+            )
+            drive = stepped.manager.controllers['diff_drive_controller'].controller
+            twist = TwistStamped()
+            twist.twist.linear.x, twist.twist.angular.z = 0.2, 0.4
+            stepped.send(
+                '/diff_drive_controller/cmd_vel',
+                TwistStamped,
+                twist,
+                lambda: stepped.step() or drive.reference_interfaces[0].value == 0.2,
+            )
+            stepped.step(200)  # warm: every path taken once
+            realtime_publisher.drain()
+
+            def counted() -> None:
+                for _ in range(cycles):
+                    stepped.step()
+                    realtime_publisher.drain()  # every message filled and sent, as in the loop
+
+            ctypes.CFUNCTYPE(None)(counted)()
+    finally:
+        stepped.shutdown()
+        harness.close()
+
+
+def thread_totals(folder: Path) -> list[int]:
+    """The instructions counted in each thread's callgrind file, largest first."""
+    totals = []
+    for path in folder.glob('callgrind.out*'):
+        match = re.search(r'^totals:\s+(\d+)', path.read_text(errors='replace'), re.M)
+        if match and int(match.group(1)):
+            totals.append(int(match.group(1)))
+    return sorted(totals, reverse=True)
+
+
+def count(cycles: int, env: dict[str, str] | None = None) -> list[int]:
+    """Instructions of `cycles` stepped cycles per thread (largest first: the stepping
+    thread), from a child process under callgrind."""
+    with tempfile.TemporaryDirectory() as folder:
+        subprocess.run(
+            [
+                'valgrind',
+                '--tool=callgrind',
+                '--collect-atstart=no',
+                f'--toggle-collect={TOGGLE}',
+                '--separate-threads=yes',
+                f'--callgrind-out-file={folder}/callgrind.out',
+                sys.executable,
+                '-m',
+                'bench.cycle_instructions',
+                '--inside',
+                '--cycles',
+                str(cycles),
+            ],
+            check=True,
+            capture_output=True,
+            env={**os.environ, **(env or {})},
+        )
+        return thread_totals(Path(folder))
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog='cycle_instructions', description=__doc__.splitlines()[0])
+    p.add_argument('--cycles', type=int, default=200)
+    p.add_argument('--inside', action='store_true', help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.inside:
+        run_cycles(args.cycles)
+        return 0
+    from py_controllers import compiled
+
+    print(f'instructions per stepped demo cycle ({args.cycles} cycles, callgrind):')
+    for label, pure in (('pure Python', '1'), (compiled.variant(), '0')):
+        totals = count(args.cycles, {compiled.PURE_ENV: pure})
+        print(f'  {totals[0] / args.cycles:11,.0f}  {label}')
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
