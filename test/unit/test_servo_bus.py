@@ -12,6 +12,7 @@ import pytest
 
 from py_controllers.hardware.dynamixel_system import DynamixelSystem
 from py_controllers.hardware.feetech_system import FeetechSystem
+from py_controllers.hardware.servo_bus import packets
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
 from py_controllers.hardware.servo_bus.bus_worker import wait_rounds
 from py_controllers.hardware.servo_bus.sdk_bus import SdkBus
@@ -249,6 +250,19 @@ def test_on_stepped_time_only_sync_reads_move_the_servos_and_the_component_repor
         assert managed.set_state(S.FINALIZED)
     with PtyServoBus(make_servos('omx')) as sim:  # wall-clock time: no simulation clock
         assert component('omx', sim.device).component.simulation_time_ns() is None
+
+
+@pytest.mark.parametrize(('firmware', 'fast'), [(46, True), (44, False)])
+def test_fast_sync_read_only_when_every_servo_has_it(firmware, fast):
+    with PtyServoBus(make_servos('omx')) as bus:
+        servo = bus.servo(13)
+        servo.set(servo.model.firmware, firmware)  # one servo's firmware decides for the bus
+        managed = component('omx', bus.device)
+        assert managed.set_state(S.ACTIVE)
+        assert wait_rounds(managed.component._worker, 2, 5.0)
+        assert (bus.instructions.get(packets.FAST_SYNC_READ, 0) > 0) == fast
+        assert (bus.instructions.get(packets.SYNC_READ, 0) > 0) == (not fast)
+        assert managed.set_state(S.FINALIZED)
 
 
 def test_lost_packets_are_retried_and_garbage_is_named():

@@ -31,11 +31,11 @@ from py_controllers.hardware.component_params import joint_bounds
 from py_controllers.hardware.servo_bus.bus_worker import HOLD, BusWorker, Goals, Sample, Servo
 from py_controllers.hardware.servo_bus.models import (
     DYNAMIXEL,
-    FAST_SYNC_READ_FIRMWARE,
     MODELS,
     Register,
     by_number,
     error_text,
+    fast_sync_read_supported,
 )
 from py_controllers.hardware.servo_bus.sdk_bus import BusError, SdkBus
 from py_controllers.hardware.servo_bus.servo_params import (
@@ -196,7 +196,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         bus.fast = (
             self.family == DYNAMIXEL
             and p.fast_sync_read
-            and min(firmware) >= FAST_SYNC_READ_FIRMWARE
+            and fast_sync_read_supported([(s.model, v) for s, v in zip(servos, firmware)])
         )
         self._bus, self._servos = bus, servos
         self._worker = BusWorker(
