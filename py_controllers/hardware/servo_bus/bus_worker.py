@@ -11,6 +11,11 @@ encoder...) fails the bus at once, naming the servo, its joint and the bits; a r
 fails otherwise (a servo silent, a garbled reply, the port gone) is retried, and
 `max_consecutive_errors` failed rounds in a row fail the bus naming what failed last.
 read() then returns ERROR: the manager takes out the controllers of this component only.
+
+Lock-step (`lockstep=True`, a simulated bus on stepped time): a round runs only when read()
+asks for one (`step()`), which waits for it at most `LOCKSTEP_WAIT_S`: each control cycle is
+one round, one step of the simulated servos, so the controllers' time and the servos' agree
+however slowly the bus goes; the wait stays well below the manager's watchdog (250 ms).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from py_controllers.hardware.servo_bus.sdk_bus import BusError, SdkBus
 from py_controllers.hardware.servo_bus.units import JointTransform
 
 HOLD = 'hold'  # a mode request: position mode, aimed at where the joint is
+LOCKSTEP_WAIT_S = 0.1  # the longest read() waits for its round in lock-step
 PLAUSIBLE_TURNS = 256  # a present position beyond this many turns is not a servo's
 
 
@@ -74,6 +80,7 @@ class BusWorker(threading.Thread):
         hold_tolerance_ticks: int,
         read_only: bool,
         log: Callable[[str, str], None],
+        lockstep: bool = False,
     ) -> None:
         super().__init__(name='servo_bus', daemon=True)
         self.bus = bus
@@ -83,6 +90,9 @@ class BusWorker(threading.Thread):
         self.hold_tolerance = hold_tolerance_ticks
         self.read_only = read_only
         self.log = log
+        self.lockstep = lockstep
+        self._round_done = threading.Condition()
+        self._asked_round = -1  # lock-step: the round count read() waits for
         self.goals: Goals | None = None  # None: send no goals
         self.sample: Sample | None = None  # replaced whole after every read
         self.failed: str | None = None
@@ -105,15 +115,41 @@ class BusWorker(threading.Thread):
         self._wake.set()
 
     def set_goals(self, goals: Goals | None) -> None:
+        """The goals the next round sends (lock-step: the round read() asks for)."""
         self.goals = goals
-        self._wake.set()
+        if not self.lockstep:
+            self._wake.set()
 
-    def flush(self, timeout_s: float) -> bool:
-        """Wait until the mode requests made so far went out (False on timeout)."""
+    def step(self, timeout_s: float = LOCKSTEP_WAIT_S) -> bool:
+        """Lock-step: one round (the one asked for before, if it has not ended), waited for
+        at most `timeout_s`; False when it did not end in time or the bus failed."""
+        with self._round_done:
+            if self.rounds >= self._asked_round:
+                self._asked_round = self.rounds + 1
+            target = self._asked_round
+            self._wake.set()  # again each time: a round that failed is tried again
+            return (
+                self._round_done.wait_for(
+                    lambda: self.rounds >= target or self.failed is not None or not self.is_alive(),
+                    timeout_s,
+                )
+                and self.rounds >= target
+            )
+
+    def flush(self, stall_s: float) -> bool:
+        """Wait until the mode requests made so far went out; False when the bus made no
+        progress (not one transaction) for `stall_s`: a slow bus is waited for, a hung one
+        is not."""
         if not self.is_alive():
             return not self._requests
         self._wake.set()
-        return self._idle.wait(timeout_s)
+        seen, since = self.bus.transactions, time.monotonic()
+        while not self._idle.wait(0.02):
+            if self.bus.transactions != seen:
+                seen, since = self.bus.transactions, time.monotonic()
+            elif time.monotonic() - since > stall_s:
+                return False
+        return True
 
     # --- one round ---------------------------------------------------------------------
     def poll_once(self) -> None:
@@ -133,7 +169,9 @@ class BusWorker(threading.Thread):
                         for i, v in wanted.items():
                             self.by_id[i].last_goal = v
         self._read_states()
-        self.rounds += 1
+        with self._round_done:
+            self.rounds += 1
+            self._round_done.notify_all()
         with self._lock:
             if not self._requests:
                 self._idle.set()
@@ -192,10 +230,14 @@ class BusWorker(threading.Thread):
     # --- the thread --------------------------------------------------------------------
     def run(self) -> None:
         while not self._stop_event.is_set():
-            self._wake.wait(0.05)
+            woken = self._wake.wait(0.05)
             self._wake.clear()
             if self._stop_event.is_set():
                 break
+            if self.lockstep and not (
+                woken and (self.rounds < self._asked_round or self._requests)
+            ):
+                continue  # no rounds of its own: the servos move only with the loop's cycles
             try:
                 self.poll_once()
                 self.consecutive_errors = 0
@@ -220,6 +262,8 @@ class BusWorker(threading.Thread):
         self.failed = text
         self.log('error', text)
         self._idle.set()
+        with self._round_done:
+            self._round_done.notify_all()
 
     def stop(self, timeout_s: float = 2.0) -> None:
         self._stop_event.set()
@@ -245,6 +289,9 @@ def wait_rounds(worker: BusWorker, count: int, timeout_s: float) -> bool:
     target = worker.rounds + count
     end = time.monotonic() + timeout_s
     while worker.rounds < target and worker.failed is None and time.monotonic() < end:
+        if worker.lockstep:
+            worker.step(max(0.0, end - time.monotonic()))
+            continue
         worker._wake.set()
         time.sleep(0.005)
     return worker.rounds >= target

@@ -129,6 +129,7 @@ class SdkBus:
         self.port: Any = None
         self.handler: Any = None
         self.fast_failures = 0
+        self.transactions = 0  # answered or sent, in all: the bus's progress
 
     # --- the port --------------------------------------------------------------------
     def open(self) -> None:
@@ -185,6 +186,7 @@ class SdkBus:
         self._check(result, error, servo_id, f'reading {reg.address}')
         if len(data) != reg.size:
             raise BusError(f'servo {servo_id}: short reply reading {reg.address}', servo_id)
+        self.transactions += 1
         return reg.decode(int.from_bytes(bytes(data), 'little'))
 
     def write(self, servo_id: int, reg: Register, value: int) -> None:
@@ -195,6 +197,7 @@ class SdkBus:
             if result == self.sdk.COMM_SUCCESS or attempt == ATTEMPTS - 1:
                 break
         self._check(result, error, servo_id, f'writing {value} to {reg.address}')
+        self.transactions += 1
 
     def reboot(self, servo_id: int) -> None:
         """Dynamixel's Reboot instruction (clears a hardware error); Feetech has none."""
@@ -215,6 +218,7 @@ class SdkBus:
             raw = self._fast_sync_read(ids, start, length)
         if not raw:
             raw = self._plain_sync_read(ids, start, length)
+        self.transactions += 1
         return {servo_id: _reading(m, *raw[servo_id]) for servo_id, m in servos}
 
     def _plain_sync_read(
@@ -271,6 +275,7 @@ class SdkBus:
         result = group.txPacket()
         if result != self.sdk.COMM_SUCCESS:
             raise BusError(f'sync write of {reg.address}: {self.handler.getTxRxResult(result)}')
+        self.transactions += 1
 
 
 def _reading(model: ServoModel, error: int, data: bytes) -> Reading:

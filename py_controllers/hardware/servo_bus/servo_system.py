@@ -9,7 +9,8 @@ Activate puts every servo in position mode holding where it is, torque on; deact
 the same way and keeps the torque on (an arm must not drop). Shutdown holds too and turns
 the torque off only with `torque_off_on_shutdown`. On a simulated bus on stepped time
 (`bus_sim`, `step_s`) the component reports its servos' time as its simulation time (a
-manager with `use_sim_time` runs on it). An error (the bus lost, a servo faulted)
+manager with `use_sim_time` runs on it) and read() runs one bus round, one step of the
+servos, per cycle (`BusWorker.step`). An error (the bus lost, a servo faulted)
 closes the port; configure and activate again (`set_hardware_component_state active`)
 reopen it: reconnecting the cable brings the bus back without restarting the manager.
 
@@ -28,7 +29,14 @@ import math
 from typing import Any
 
 from py_controllers.hardware.component_params import joint_bounds
-from py_controllers.hardware.servo_bus.bus_worker import HOLD, BusWorker, Goals, Sample, Servo
+from py_controllers.hardware.servo_bus.bus_worker import (
+    HOLD,
+    LOCKSTEP_WAIT_S,
+    BusWorker,
+    Goals,
+    Sample,
+    Servo,
+)
 from py_controllers.hardware.servo_bus.models import (
     DYNAMIXEL,
     MODELS,
@@ -49,6 +57,10 @@ from py_controllers.hardware.simulated_component import OneCommandPerJoint
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
+# the hold fails when the bus made no progress for this long: a servo that does not answer
+# fails a round within the SDK's own timeouts (about 0.1 s); this only guards against a hung
+# bus thread, and lets a host starved of CPU (or a simulator's thread) finish the hold
+HOLD_STALL_S = 10.0
 _DXL_VELOCITY_LIMIT = Register(44, 4)
 _DXL_CURRENT_LIMIT = Register(38, 2)
 _KIND_OF_MODE = {
@@ -61,6 +73,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
     """Joints on serial bus servos of one family (see the module docstring)."""
 
     family = DYNAMIXEL
+    lockstep_wait_s = LOCKSTEP_WAIT_S  # stepped time: the longest read() waits for its round
 
     def on_init(self, info: Any) -> CallbackReturn:
         super().on_init(info)
@@ -173,7 +186,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         worker.set_goals(None)
         for s in self._servos:
             worker.request_mode(s.id, HOLD)
-        if not worker.flush(2.0) or worker.failed:
+        if not worker.flush(HOLD_STALL_S) or worker.failed:
             self._log().error(f'{self._where}: the servos did not take the hold: {worker.failed}')
             return False
         return True
@@ -206,6 +219,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             hold_tolerance_ticks=round(p.hold_tolerance * 4096 / (2 * math.pi)),
             read_only=p.read_only,
             log=self.log_rt,
+            lockstep=self._stepped,
         )
         try:
             self._worker.poll_once()
@@ -320,6 +334,8 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
                 why = worker.failed if worker is not None else 'the bus is closed'
                 self.log_rt('error', f'{self._where}: {why}')
             return ReturnType.ERROR
+        if self._stepped:
+            worker.step(self.lockstep_wait_s)  # one round, one step of the servos, per cycle
         self._publish_sample(worker.sample)
         return ReturnType.OK
 
