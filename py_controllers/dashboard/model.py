@@ -24,6 +24,11 @@ DIFF_DRIVE_TYPE = 'diff_drive_controller/DiffDriveController'
 GPIO_TYPE = 'gpio_controllers/GpioCommandController'
 IMU_TYPE = 'imu_sensor_broadcaster/IMUSensorBroadcaster'
 WRENCH_TYPE = 'force_torque_sensor_broadcaster/ForceTorqueSensorBroadcaster'
+GRIPPER_TYPES = {  # type -> its ~/gripper_cmd action: 'GripperCommand' or 'ParallelGripperCommand'
+    'position_controllers/GripperActionController': 'GripperCommand',
+    'effort_controllers/GripperActionController': 'GripperCommand',
+    'parallel_gripper_action_controller/GripperActionController': 'ParallelGripperCommand',
+}
 
 LOOPBACK_HOSTS = ('127.0.0.1', 'localhost', '::1')
 
@@ -170,6 +175,20 @@ def clamp_positions(positions: Sequence[float], ranges: Sequence[JointRange]) ->
     return out
 
 
+def slider_step(rng: JointRange) -> float:
+    """A slider step for `rng`: 0.01 (rad or m), finer for a short range so that it has
+    at least about 200 steps (a gripper's 29 mm: 0.0001)."""
+    span = rng.upper - rng.lower
+    if not (math.isfinite(span) and span > 0.0):
+        return 0.01
+    return min(0.01, 10.0 ** math.floor(math.log10(span / 200.0)))
+
+
+def step_digits(step: float) -> int:
+    """Decimals that show a value on a slider of `step` (0.01: 2, 0.0001: 4)."""
+    return max(0, -math.floor(math.log10(step) + 1e-9))
+
+
 DEFAULT_VELOCITY = 1.0
 """rad/s (or m/s) assumed for a joint whose URDF gives no velocity limit."""
 
@@ -212,6 +231,14 @@ def trajectory_result_text(status: int, error_code: int, error_string: str) -> s
     code = TRAJECTORY_ERRORS.get(error_code, f'error {error_code}')
     detail = f'{code}: {error_string}' if error_string else code
     return f'{GOAL_STATUS.get(status, f"status {status}")} ({detail})'
+
+
+def gripper_result_text(status: int, reached_goal: bool, stalled: bool, position: float) -> str:
+    """One line for a gripper action's result: `succeeded (reached the goal at 0.012)`,
+    `aborted (stalled at 0.004)`."""
+    how = 'reached the goal' if reached_goal else 'stalled' if stalled else 'stopped'
+    where = f'{position:.4g}' if math.isfinite(position) else 'an unknown position'
+    return f'{GOAL_STATUS.get(status, f"status {status}")} ({how} at {where})'
 
 
 # --- steering -----------------------------------------------------------------------

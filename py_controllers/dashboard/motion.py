@@ -1,4 +1,5 @@
-"""Commands that move the robot: the steering pads' TwistStamped and trajectory goals.
+"""Commands that move the robot: the steering pads' TwistStamped, trajectory goals and
+gripper goals.
 
 Steering is a dead man's handle: a page renews a lease about ten times a second while
 the pad is held; a timer on the ROS thread publishes the command while the lease holds,
@@ -12,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from control_msgs.action import FollowJointTrajectory
+from control_msgs.action import FollowJointTrajectory, GripperCommand, ParallelGripperCommand
 from geometry_msgs.msg import TwistStamped
 from trajectory_msgs.msg import JointTrajectoryPoint
 
@@ -23,6 +24,7 @@ from py_controllers.dashboard.model import (
     SteeringLease,
     Velocity,
     clamp_positions,
+    gripper_result_text,
     limit_twist,
     trajectory_result_text,
 )
@@ -158,3 +160,57 @@ async def result_text(goal: Goal) -> str:
     """Await the goal's end and describe it in one line."""
     status, result = await goal.result()
     return trajectory_result_text(status, int(result.error_code), str(result.error_string))
+
+
+GRIPPER_ACTIONS = {
+    'GripperCommand': GripperCommand,
+    'ParallelGripperCommand': ParallelGripperCommand,
+}
+
+
+def gripper_action(manager: str, controller: str) -> str:
+    """A gripper action controller's action name (`/<ns>/<controller>/gripper_cmd`)."""
+    return controller_topic(manager, controller, 'gripper_cmd')
+
+
+def gripper_goal(kind: str, joint: str, position: float, max_effort: float | None) -> object:
+    """A goal of action `kind` (a GRIPPER_ACTIONS key): go to `position` with at most
+    `max_effort` (GripperCommand; a parallel gripper takes its own limits)."""
+    if kind == 'ParallelGripperCommand':
+        goal = ParallelGripperCommand.Goal()
+        goal.command.name = [joint]
+        goal.command.position = [float(position)]
+        return goal
+    if max_effort is None:
+        raise ValueError('a GripperCommand goal needs a max_effort')
+    goal = GripperCommand.Goal()
+    goal.command.position = float(position)
+    goal.command.max_effort = float(max_effort)
+    return goal
+
+
+async def send_gripper(
+    bridge: RosBridge,
+    action: str,
+    kind: str,
+    joint: str,
+    position: float,
+    max_effort: float | None,
+    ranges: dict[str, JointRange],
+) -> Goal:
+    """Send a gripper goal to `action`, the position clamped to the joint's range whatever
+    the page sent (raises ValueError for a non-finite one, NotAvailableError or
+    CallFailedError)."""
+    (limited,) = clamp_positions([position], [ranges.get(joint, DEFAULT_RANGE)])
+    goal = gripper_goal(kind, joint, limited, max_effort)
+    return await bridge.send_goal(GRIPPER_ACTIONS[kind], action, goal)
+
+
+async def gripper_result(goal: Goal) -> str:
+    """Await a gripper goal's end and describe it in one line."""
+    status, result = await goal.result()
+    if hasattr(result, 'state'):  # ParallelGripperCommand: a JointState
+        position = result.state.position[0] if len(result.state.position) else float('nan')
+    else:
+        position = result.position
+    return gripper_result_text(status, bool(result.reached_goal), bool(result.stalled), position)

@@ -14,9 +14,7 @@ with --car or --mecanum: a car-like robot's figure-eight or a mecanum base's squ
 from __future__ import annotations
 
 import argparse
-import contextlib
 import math
-import signal
 import sys
 import time
 from pathlib import Path
@@ -34,6 +32,7 @@ from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
 from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
@@ -337,7 +336,6 @@ def main(argv: list[str] | None = None) -> int:
     with (
         ManagerProcess([CONFIG / 'demo_controllers.yaml'], CONFIG / 'demo_robot.urdf') as proc,
         RosHarness('demo_user') as ros,
-        contextlib.ExitStack() as stack,
     ):
         demo = Demo(ros, args.duration)
         ok = demo.spawn() and demo.trajectory()
@@ -348,16 +346,8 @@ def main(argv: list[str] | None = None) -> int:
         stats = demo.statistics()
         if not proc.alive:
             demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
-        if args.dashboard:  # started now: its start-up would compete with the demo's steps
-            from py_controllers.dashboard.browser import DashboardProcess
-
-            dashboard = stack.enter_context(DashboardProcess(port=args.dashboard))
-            print_summary(demo.results)
-            address = dashboard.address()
-            print(f'\n   the robot stays up for the dashboard at {address}: Ctrl-C ends')
-            with contextlib.suppress(KeyboardInterrupt):
-                signal.pause()
-            signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C: let cleanup finish
+        if args.dashboard:
+            stay_up_with_dashboard(args.dashboard, demo.results)
     if not args.dashboard:
         print_summary(demo.results)
     ok = all(r[1] for r in demo.results)

@@ -24,6 +24,7 @@ from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
 from py_controllers.demo.summary import print_summary
 from py_controllers.hardware.servo_bus.arm_files import ARMS, ServoArm, urdf_on_port
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
@@ -153,7 +154,10 @@ def run(args: argparse.Namespace, name: str) -> int:
             )
             if not proc.alive:
                 demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
-    print_summary(demo.results)
+            if args.dashboard:  # jog the arm and its gripper on the trajectory page
+                stay_up_with_dashboard(args.dashboard, demo.results)
+    if not args.dashboard:
+        print_summary(demo.results)
     ok = ok and all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick) and demo.arm_state:
         from py_controllers.demo import plots

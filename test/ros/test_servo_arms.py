@@ -2,7 +2,10 @@
 a FollowJointTrajectory client, a GripperCommand client, and the hold on release.
 
 OpenManipulator-X (DynamixelSystem, 4 XM430 + gripper) and SO-101 (FeetechSystem, 6 STS3215),
-each on a pty answering the real protocol bytes at 1 Mbaud. The arm goes to a pose that
+each on a pty answering the real protocol bytes at 1 Mbaud. The servos move on stepped time
+(10 ms per bus round) and the manager runs on it (`use_sim_time`): the controllers and the
+servos keep in step however late a busy machine lets the bus rounds come, so the trajectory's
+path tolerances judge the controllers, not the machine's load. The arm goes to a pose that
 loads its shoulder and elbow, the gripper to a goal; then `unspawner` takes the arm
 controller away and over the next 3 s of joint states no joint moves more than 5 mrad: each
 servo keeps holding in position mode (DynamixelSystem/FeetechSystem's own hold)."""
@@ -24,6 +27,7 @@ from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import BIN, ManagerProcess, RosHarness, run_tool
 
 HOLD_NS = 3_000_000_000
+STEP_S = 0.01  # the manager's period: one bus round, one step of the servos
 LIMIT_RAD = 0.005
 
 
@@ -52,8 +56,8 @@ def test_an_arm_follows_a_trajectory_grips_and_holds_after_unspawner(name, tmp_p
     urdf = tmp_path / f'{name}.urdf'
     urdf.write_text(urdf_on_port(arm, str(link)))
     with (
-        PtyServoBus(make_servos(arm.sim), link=link) as bus,
-        ManagerProcess([arm.controllers], urdf) as manager,
+        PtyServoBus(make_servos(arm.sim), link=link, step_s=STEP_S) as bus,
+        ManagerProcess([arm.controllers], urdf, params={'use_sim_time': True}) as manager,
         RosHarness('servo_arms') as ros,
     ):
         states = ros.subscribe(JointState, '/joint_states', 1000)
@@ -77,6 +81,8 @@ def test_an_arm_follows_a_trajectory_grips_and_holds_after_unspawner(name, tmp_p
         goal.trajectory.points.append(point)
         outcome = run_goal(ros, trajectory, goal, manager)
         assert outcome.error_code == 0, outcome.error_string + manager.output()
+        # the states carry the servos' time: the manager runs on the bus's steps
+        assert 0 <= bus.time_ns - stamp_ns(states[-1]) < 60_000_000_000  # not the wall clock
         reached = positions(states[-1], arm.arm_joints)
         assert reached == pytest.approx(list(arm.pose), abs=0.03)
 

@@ -6,10 +6,12 @@ import pytest
 
 from py_controllers.dashboard.model import (
     ControllerInfo,
+    JointRange,
     Series,
     SteeringLease,
     Velocity,
     controller_actions,
+    gripper_result_text,
     hardware_targets,
     joint_ranges,
     joints_of,
@@ -17,6 +19,8 @@ from py_controllers.dashboard.model import (
     loop_rows,
     quaternion_to_rpy,
     resolve_token,
+    slider_step,
+    step_digits,
     token_ok,
     trajectory_duration_s,
     trajectory_result_text,
@@ -127,3 +131,19 @@ def test_texts_and_series():
     assert series.relative_to(12.0) == [[-7.0, 5.0], [-1.0, 11.0]]
     half = math.sqrt(0.5)
     assert quaternion_to_rpy(0.0, 0.0, half, half) == pytest.approx((0.0, 0.0, math.pi / 2))
+
+
+def test_a_sliders_step_is_finer_for_a_short_range():
+    assert slider_step(JointRange(-3.1, 3.1)) == 0.01  # an arm joint: as before
+    assert slider_step(JointRange(-0.17, 1.75)) == pytest.approx(0.001)  # SO-101 jaw, rad
+    assert slider_step(JointRange(-0.010, 0.019)) == pytest.approx(0.0001)  # OMX fingers, m
+    assert slider_step(JointRange(0.0, 0.0)) == 0.01  # no usable range: the default
+    assert [step_digits(s) for s in (0.01, 0.001, 0.0001, 1.0)] == [2, 3, 4, 0]
+
+
+def test_gripper_results_in_one_line():
+    assert gripper_result_text(4, True, False, 0.0123) == 'succeeded (reached the goal at 0.0123)'
+    assert gripper_result_text(6, False, True, 0.004) == 'aborted (stalled at 0.004)'
+    assert gripper_result_text(5, False, False, math.nan) == (
+        'canceled (stopped at an unknown position)'
+    )

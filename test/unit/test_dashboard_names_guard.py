@@ -19,6 +19,8 @@ from py_controllers.dashboard.model import (
 )
 from py_controllers.dashboard.motion import (
     follow_joint_trajectory_action,
+    gripper_action,
+    gripper_goal,
     twist_topic,
 )
 from py_controllers.dashboard.names import (
@@ -152,3 +154,16 @@ def test_pad_limits_are_each_controllers_own():
     assert pad_limits(omni, {}, 2.0, 4.0) == (2.0, 2.0, 4.0)  # the pad's range, sideways too
     ackermann = BASES['ackermann_steering_controller/AckermannSteeringController']
     assert pad_limits(ackermann, {}, 2.0, 4.0) == (2.0, 0.0, 4.0)
+
+
+def test_gripper_goals_and_action_names():
+    assert gripper_action('/r1/controller_manager', 'gripper_controller') == (
+        '/r1/gripper_controller/gripper_cmd'
+    )
+    goal = gripper_goal('GripperCommand', 'gripper', 0.012, 1.0)
+    assert (goal.command.position, goal.command.max_effort) == (0.012, 1.0)
+    with pytest.raises(ValueError, match='max_effort'):
+        gripper_goal('GripperCommand', 'gripper', 0.012, None)  # never a 0 effort by default
+    goal = gripper_goal('ParallelGripperCommand', 'gripper', 0.5, None)
+    assert (list(goal.command.name), list(goal.command.position)) == (['gripper'], [0.5])
+    assert list(goal.command.effort) == []  # the controller's own max_effort

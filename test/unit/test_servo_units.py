@@ -5,7 +5,13 @@ import math
 import pytest
 
 from py_controllers.hardware.servo_bus import packets
-from py_controllers.hardware.servo_bus.models import MODELS, Register, by_number, error_text
+from py_controllers.hardware.servo_bus.models import (
+    MODELS,
+    Register,
+    by_number,
+    error_text,
+    fast_sync_read_supported,
+)
 from py_controllers.hardware.servo_bus.units import (
     JointTransform,
     amperes_to_raw,
@@ -131,3 +137,13 @@ def test_feetech_checksum():
     assert (ins.servo_id, ins.instruction, ins.params) == (1, packets.READ, bytes([0x2B, 1]))
     assert parser.feed(bytes.fromhex('FFFF0104022B01CD')) == []
     assert parser.dropped == 1
+
+
+def test_fast_sync_read_by_model_and_firmware_as_the_e_manual_lists_it():
+    # Protocol 2.0, 'Fast Sync Read (0x8A)': X430/540 from v45, X330 from v46
+    assert fast_sync_read_supported([(XM430, 45), (XM540, 45), (XL430, 45)])
+    assert not fast_sync_read_supported([(XM430, 45), (XM430, 44)])  # one old servo: none
+    assert not fast_sync_read_supported([(XL330, 45)])
+    assert fast_sync_read_supported([(XL330, 46), (XM430, 45)])
+    assert not fast_sync_read_supported([(STS3215, 99)])  # Feetech has no such instruction
+    assert not fast_sync_read_supported([])

@@ -7,10 +7,20 @@ would: ping, read, write, reboot, sync read (each servo's status packet in the o
 ids asked), fast sync read (Dynamixel: one packet for all), sync write (no answer), CRC and
 checksums on everything, byte stuffing on Protocol 2.0. Timing: a status packet leaves at
 the moment its last byte would arrive at the baud rate, after the servo's Return Delay Time;
-`time_scale` scales every delay (0: none, for tests where timing does not matter).
+`time_scale` scales every delay (0: none, for tests where timing does not matter). A host's
+timeout runs on the simulator's time (`sim_progress`): it starts once the simulator has
+answered, so a busy machine delaying this thread never makes a present servo look silent.
+
+The servos move in wall-clock time, or with `step_s` on stepped time: each sync read (one
+per bus round) first moves them on by `step_s`, and the time they are at is shared with the
+host (`sim_progress`): a component on this bus reports it as its simulation time, and a
+manager with `use_sim_time` runs in step with the bus however late its rounds come.
 
 Faults on demand: `silence(id)` (the servo stops answering), `garble(id)` (it answers
-noise), `loss_rate` (each status packet lost with that probability, seeded), `unplug()` (the
+noise), `lose(id, count)` (its next `count` status packets lost: a fast sync read carrying
+its part is one of them), `loss_rate` (each status packet lost with that probability,
+seeded), `answer_delay_s` (the thread answers that late, as a starved thread on a busy
+machine would: hosts still get every answer), `unplug()` (the
 cable cut: the master closes) and `servo(id).inject_error(bits)` (a hardware error bit).
 
     python -m py_controllers.hardware.servo_bus.bus_sim --arm so101 --link /tmp/ttySO101
@@ -34,6 +44,7 @@ from pathlib import Path
 
 from py_controllers.hardware.servo_bus import packets
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL
+from py_controllers.hardware.servo_bus.sim_progress import SimSide
 from py_controllers.hardware.servo_bus.sim_servo import SimServo
 
 BITS_PER_BYTE = 10  # start, 8 data, stop
@@ -49,6 +60,7 @@ class PtyServoBus:
         link: str | Path | None = None,
         time_scale: float = 1.0,
         seed: int = 0,
+        step_s: float | None = None,
     ) -> None:
         families = {s.model.family for s in servos}
         if len(families) != 1:
@@ -58,8 +70,10 @@ class PtyServoBus:
         self.baud_rate = baud_rate
         self.time_scale = time_scale
         self.loss_rate = 0.0
+        self.answer_delay_s = 0.0
         self.silent: set[int] = set()
         self.garbled: set[int] = set()
+        self.lost: dict[int, int] = {}  # servo id -> status packets still to lose
         self.instructions: dict[int, int] = {}  # instruction -> count
         self._random = random.Random(seed)
         dxl = self.family == DYNAMIXEL
@@ -68,6 +82,13 @@ class PtyServoBus:
         self._master, self._slave = os.openpty()
         tty.setraw(self._slave)
         self.device = os.ttyname(self._slave)
+        self.step_ns = round(step_s * 1e9) if step_s else 0
+        self._progress = SimSide(self.device, self.step_ns)
+        self.time_ns = time.monotonic_ns()  # the servos' time, on stepped time
+        if self.step_ns:
+            for servo in self.servos.values():
+                servo.advance_to(self.time_ns * 1e-9)
+            self._progress.set_time(self.time_ns)
         self.link = Path(link) if link is not None else None
         if self.link is not None:
             self.link.unlink(missing_ok=True)
@@ -94,28 +115,51 @@ class PtyServoBus:
     def garble(self, servo_id: int, garbled: bool = True) -> None:
         (self.garbled.add if garbled else self.garbled.discard)(servo_id)
 
+    def lose(self, servo_id: int, count: int = 1) -> None:
+        """Lose the servo's next `count` status packets (a sync read fails each time)."""
+        with self._lock:
+            self.lost[servo_id] = self.lost.get(servo_id, 0) + count
+
+    def _take_loss(self, servo_id: int) -> bool:
+        if not self.lost.get(servo_id):
+            return False
+        self.lost[servo_id] -= 1
+        return True
+
     # --- serving ---------------------------------------------------------------------
     def _serve(self) -> None:
-        while not self._stop.is_set():
-            try:
-                readable, _, _ = select.select([self._master], [], [], 0.02)
-                data = os.read(self._master, 4096) if readable else b''
-            except OSError:
-                if self._stop.is_set():
-                    return
-                time.sleep(0.01)
-                continue
-            now = time.monotonic()
-            with self._lock:
-                for servo in self.servos.values():
-                    servo.advance_to(now)
-                if not data:
+        try:
+            while not self._stop.is_set():
+                try:
+                    readable, _, _ = select.select([self._master], [], [], 0.02)
+                    data = os.read(self._master, 4096) if readable else b''
+                except OSError:
+                    if self._stop.is_set():
+                        return
+                    time.sleep(0.01)
                     continue
-                for instruction in self._parser.feed(data):
-                    self._answer(instruction, now)
+                if data and self.answer_delay_s:
+                    time.sleep(self.answer_delay_s)
+                now = time.monotonic()
+                with self._lock:
+                    if not self.step_ns:
+                        for servo in self.servos.values():
+                            servo.advance_to(now)
+                    if not data:
+                        continue
+                    for instruction in self._parser.feed(data):
+                        self._answer(instruction, now)
+                self._progress.done(len(data))  # every answer to these bytes is on the wire
+        finally:
+            self._progress.close()
 
     def _answer(self, ins: packets.Instruction, received: float) -> None:
         self.instructions[ins.instruction] = self.instructions.get(ins.instruction, 0) + 1
+        if self.step_ns and ins.instruction in (packets.SYNC_READ, packets.FAST_SYNC_READ):
+            self.time_ns += self.step_ns
+            for servo in self.servos.values():
+                servo.advance_to(self.time_ns * 1e-9)
+            self._progress.set_time(self.time_ns)
         replies = self._dispatch(ins)
         due = received + self._bytes_s(ins.wire_length)
         for servo_id, packet in replies:
@@ -124,6 +168,8 @@ class PtyServoBus:
             due += self.time_scale * delay_s + self._bytes_s(len(packet))
             if servo_id in self.silent:
                 continue  # the next servo in a sync read answers in its own turn
+            if ins.instruction != packets.FAST_SYNC_READ and self._take_loss(servo_id):
+                continue
             if self.loss_rate and self._random.random() < self.loss_rate:
                 continue
             if servo_id in self.garbled and ins.instruction != packets.FAST_SYNC_READ:
@@ -200,6 +246,8 @@ class PtyServoBus:
         """One packet: each servo's error, id, data and a CRC; the last CRC is the packet's."""
         if not ids or any(i in self.silent for i in ids):
             return []  # a missing servo leaves the packet incomplete: the host times out
+        if any([self._take_loss(i) for i in ids]):
+            return []  # each servo whose part is lost loses one packet
         body_length = 1 + len(ids) * (length + 4)
         packet = bytearray([0xFF, 0xFF, 0xFD, 0x00, packets.BROADCAST])
         packet += bytes([body_length & 0xFF, body_length >> 8, packets.STATUS])
@@ -274,10 +322,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--link', help='also make this symlink to the device, e.g. /tmp/ttySO101')
     parser.add_argument('--baud', type=int, default=1_000_000)
     parser.add_argument('--time-scale', type=float, default=1.0, help='0: no byte timing')
+    parser.add_argument(
+        '--step', type=float, help='stepped time: s per sync read (for use_sim_time)'
+    )
     args = parser.parse_args(argv)
     done = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: done.set())
-    with PtyServoBus(make_servos(args.arm), args.baud, args.link, args.time_scale) as bus:
+    servos = make_servos(args.arm)
+    with PtyServoBus(servos, args.baud, args.link, args.time_scale, step_s=args.step) as bus:
         print(bus.path, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
             done.wait()

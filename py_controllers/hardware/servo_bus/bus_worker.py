@@ -11,6 +11,11 @@ encoder...) fails the bus at once, naming the servo, its joint and the bits; a r
 fails otherwise (a servo silent, a garbled reply, the port gone) is retried, and
 `max_consecutive_errors` failed rounds in a row fail the bus naming what failed last.
 read() then returns ERROR: the manager takes out the controllers of this component only.
+
+Lock-step (`lockstep=True`, a simulated bus on stepped time): a round runs only when read()
+asks for one (`step()`), which waits for it at most `LOCKSTEP_WAIT_S`: each control cycle is
+one round, one step of the simulated servos, so the controllers' time and the servos' agree
+however slowly the bus goes; the wait stays well below the manager's watchdog (250 ms).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from py_controllers.hardware.servo_bus.sdk_bus import BusError, SdkBus
 from py_controllers.hardware.servo_bus.units import JointTransform
 
 HOLD = 'hold'  # a mode request: position mode, aimed at where the joint is
+LOCKSTEP_WAIT_S = 0.1  # the longest read() waits for its round in lock-step
 PLAUSIBLE_TURNS = 256  # a present position beyond this many turns is not a servo's
 
 
@@ -44,6 +50,15 @@ class Servo:
     last_goal: int | None = None  # the last position goal sent
     velocity_limit: int = 0  # raw, as the servo's Velocity Limit
     current_limit: int = 0  # raw, as its Current Limit (0: no current mode)
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Every joint's (position, velocity, effort) in SI from one sync read, and the time
+    the servos were at (a simulated bus on stepped time; None on any other)."""
+
+    joints: tuple[tuple[float, float, float], ...]
+    time_ns: int | None = None
 
 
 @dataclass
@@ -65,6 +80,7 @@ class BusWorker(threading.Thread):
         hold_tolerance_ticks: int,
         read_only: bool,
         log: Callable[[str, str], None],
+        lockstep: bool = False,
     ) -> None:
         super().__init__(name='servo_bus', daemon=True)
         self.bus = bus
@@ -74,11 +90,14 @@ class BusWorker(threading.Thread):
         self.hold_tolerance = hold_tolerance_ticks
         self.read_only = read_only
         self.log = log
+        self.lockstep = lockstep
+        self._round_done = threading.Condition()
+        self._asked_round = -1  # lock-step: the round count read() waits for
         self.goals: Goals | None = None  # None: send no goals
-        # per joint (position, velocity, effort) in SI, replaced whole after every read
-        self.sample: tuple[tuple[float, float, float], ...] | None = None
+        self.sample: Sample | None = None  # replaced whole after every read
         self.failed: str | None = None
-        self.rounds = 0
+        self.rounds = 0  # rounds done
+        self.failed_rounds = 0  # rounds that failed and were retried, in all
         self.consecutive_errors = 0
         self._requests: list[tuple[int, str]] = []  # (servo id, kind or HOLD)
         self._lock = threading.Lock()
@@ -96,15 +115,41 @@ class BusWorker(threading.Thread):
         self._wake.set()
 
     def set_goals(self, goals: Goals | None) -> None:
+        """The goals the next round sends (lock-step: the round read() asks for)."""
         self.goals = goals
-        self._wake.set()
+        if not self.lockstep:
+            self._wake.set()
 
-    def flush(self, timeout_s: float) -> bool:
-        """Wait until the mode requests made so far went out (False on timeout)."""
+    def step(self, timeout_s: float = LOCKSTEP_WAIT_S) -> bool:
+        """Lock-step: one round (the one asked for before, if it has not ended), waited for
+        at most `timeout_s`; False when it did not end in time or the bus failed."""
+        with self._round_done:
+            if self.rounds >= self._asked_round:
+                self._asked_round = self.rounds + 1
+            target = self._asked_round
+            self._wake.set()  # again each time: a round that failed is tried again
+            return (
+                self._round_done.wait_for(
+                    lambda: self.rounds >= target or self.failed is not None or not self.is_alive(),
+                    timeout_s,
+                )
+                and self.rounds >= target
+            )
+
+    def flush(self, stall_s: float) -> bool:
+        """Wait until the mode requests made so far went out; False when the bus made no
+        progress (not one transaction) for `stall_s`: a slow bus is waited for, a hung one
+        is not."""
         if not self.is_alive():
             return not self._requests
         self._wake.set()
-        return self._idle.wait(timeout_s)
+        seen, since = self.bus.transactions, time.monotonic()
+        while not self._idle.wait(0.02):
+            if self.bus.transactions != seen:
+                seen, since = self.bus.transactions, time.monotonic()
+            elif time.monotonic() - since > stall_s:
+                return False
+        return True
 
     # --- one round ---------------------------------------------------------------------
     def poll_once(self) -> None:
@@ -124,13 +169,16 @@ class BusWorker(threading.Thread):
                         for i, v in wanted.items():
                             self.by_id[i].last_goal = v
         self._read_states()
-        self.rounds += 1
+        with self._round_done:
+            self.rounds += 1
+            self._round_done.notify_all()
         with self._lock:
             if not self._requests:
                 self._idle.set()
 
     def _read_states(self) -> None:
         readings = self.bus.sync_read([(s.id, s.model) for s in self.servos])
+        time_ns = self.bus.stepped_time_ns()
         sample = []
         for s in self.servos:
             r = readings[s.id]
@@ -152,7 +200,7 @@ class BusWorker(threading.Thread):
             t, m = s.transform, s.model
             effort = t.effort(m, r.current) if r.current is not None else math.nan
             sample.append((t.position(m, r.position), t.velocity(m, r.velocity), effort))
-        self.sample = tuple(sample)
+        self.sample = Sample(tuple(sample), time_ns)
 
     def _apply_mode(self, s: Servo, kind: str) -> None:
         """Torque off, mode, the hold goal, torque on; HOLD keeps a position servo's goal
@@ -182,10 +230,14 @@ class BusWorker(threading.Thread):
     # --- the thread --------------------------------------------------------------------
     def run(self) -> None:
         while not self._stop_event.is_set():
-            self._wake.wait(0.05)
+            woken = self._wake.wait(0.05)
             self._wake.clear()
             if self._stop_event.is_set():
                 break
+            if self.lockstep and not (
+                woken and (self.rounds < self._asked_round or self._requests)
+            ):
+                continue  # no rounds of its own: the servos move only with the loop's cycles
             try:
                 self.poll_once()
                 self.consecutive_errors = 0
@@ -193,11 +245,13 @@ class BusWorker(threading.Thread):
                 self._fail(str(exc))
                 return
             except (BusError, OSError) as exc:
+                self.failed_rounds += 1
                 self.consecutive_errors += 1
                 if self.consecutive_errors >= self.max_errors:
                     self._fail(f'{self.consecutive_errors} bus rounds failed in a row: {exc}')
                     return
             except Exception as exc:  # the SDK on a vanished port: TypeError, SerialException...
+                self.failed_rounds += 1
                 self.consecutive_errors += 1
                 if self.consecutive_errors >= self.max_errors:
                     self._fail(f'the bus failed: {exc!r}')
@@ -208,6 +262,8 @@ class BusWorker(threading.Thread):
         self.failed = text
         self.log('error', text)
         self._idle.set()
+        with self._round_done:
+            self._round_done.notify_all()
 
     def stop(self, timeout_s: float = 2.0) -> None:
         self._stop_event.set()
@@ -233,6 +289,9 @@ def wait_rounds(worker: BusWorker, count: int, timeout_s: float) -> bool:
     target = worker.rounds + count
     end = time.monotonic() + timeout_s
     while worker.rounds < target and worker.failed is None and time.monotonic() < end:
+        if worker.lockstep:
+            worker.step(max(0.0, end - time.monotonic()))
+            continue
         worker._wake.set()
         time.sleep(0.005)
     return worker.rounds >= target

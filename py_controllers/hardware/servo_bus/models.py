@@ -103,6 +103,8 @@ class ServoModel:
     sim_stall_current_a: float
     sim_no_load_rpm: float
     sim_defaults: dict[int, tuple[int, int]] = field(default_factory=dict)  # address: (size, value)
+    # the first firmware version that answers Fast Sync Read (0x8A); None: never
+    fast_sync_read_firmware: int | None = None
 
 
 def _dynamixel_x(
@@ -153,6 +155,7 @@ def _dynamixel_x(
         sim_stall_torque_nm=stall_nm,
         sim_stall_current_a=stall_a,
         sim_no_load_rpm=rpm,
+        fast_sync_read_firmware=46 if name.startswith('XL330') else 45,
         # Return Delay Time 250 (x 2 us), Max/Min Position Limit 4095/0, Position P Gain 800
         # (XL330: 400), Velocity P/I Gain 100/1920, Firmware 46 (e-manual initial values)
         sim_defaults={
@@ -226,8 +229,15 @@ MODELS: dict[str, ServoModel] = {
     )
 }
 
-#: Fast Sync Read (0x8A) answers from X-series firmware v45 on (ROBOTIS protocol 2.0 notes).
-FAST_SYNC_READ_FIRMWARE = 45
+
+def fast_sync_read_supported(servos: list[tuple[ServoModel, int]]) -> bool:
+    """Does every (model, firmware version) on the bus answer Fast Sync Read? The e-manual's
+    Protocol 2.0 page, 'Fast Sync Read (0x8A)': X430/540 from firmware v45, X330 from v46
+    (2XL/2XC never; Feetech has no such instruction)."""
+    return bool(servos) and all(
+        m.fast_sync_read_firmware is not None and firmware >= m.fast_sync_read_firmware
+        for m, firmware in servos
+    )
 
 
 def by_number(family: str, number: int) -> ServoModel | None:

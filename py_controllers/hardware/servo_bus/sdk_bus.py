@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from py_controllers.hardware.servo_bus.models import DYNAMIXEL, Register, ServoModel
+from py_controllers.hardware.servo_bus.sim_progress import STALL_S, SimProgress
 
 ATTEMPTS = 3  # tries of a single register read or write before it fails
 
@@ -56,14 +57,32 @@ def _load_sdk(family: str) -> Any:
 
 def _quiet_port_class(sdk: Any) -> Any:
     """The SDK's PortHandler, waiting in select() (without the GIL) instead of spinning
-    while a reply is on its way: the SDKs poll a non-blocking port in a busy loop."""
+    while a reply is on its way (the SDKs poll a non-blocking port in a busy loop), and
+    timing out only when nothing is waiting to be read. On the simulated bus (`sim_progress`)
+    a timeout starts once the simulator has answered the request: the bus's time, not the
+    time the simulator's thread waited for a CPU."""
 
     class QuietPort(sdk.PortHandler):
+        sim: SimProgress | None = None
+        _request = 0  # bytes written up to the request being answered (simulated bus)
+        _answered = True
+
+        def setupPort(self, cflag_baud: int) -> bool:
+            opened = super().setupPort(cflag_baud)
+            self.sim = SimProgress.attach(self.port_name)
+            return opened
+
         def clearPort(self) -> None:
             # stale bytes read and dropped rather than tcflush(): on a pseudo-terminal a
             # flush can also swallow the request written right after it
             while self.ser.in_waiting:
                 self.ser.read(self.ser.in_waiting)
+
+        def writePort(self, packet: Any) -> int:
+            written = self.ser.write(packet)
+            if self.sim is not None:
+                self._request = self.sim.wrote(written)
+            return written
 
         def readPort(self, length: int) -> Any:
             data = self.ser.read(length)
@@ -71,6 +90,29 @@ def _quiet_port_class(sdk: Any) -> Any:
                 select.select([self.ser.fileno()], [], [], 0.0005)
                 data = self.ser.read(length)
             return data
+
+        def setPacketTimeout(self, packet_length: int) -> None:
+            super().setPacketTimeout(packet_length)
+            self._answered = self.sim is None
+
+        def setPacketTimeoutMillis(self, msec: float) -> None:
+            super().setPacketTimeoutMillis(msec)
+            self._answered = self.sim is None
+
+        def isPacketTimeout(self) -> bool:
+            if not self._answered:
+                sim = self.sim
+                if sim is not None and sim.answered(self._request):
+                    self._answered = True  # the answer is on its way: the timeout from here
+                    self.packet_start_time = self.getCurrentTime()
+                elif sim is None or self.getTimeSinceStart() > 1000.0 * STALL_S:
+                    self._answered = True
+                elif self.getTimeSinceStart() > self.packet_timeout and not sim.alive():
+                    self.sim, self._answered = None, True
+                return False
+            if self.ser.in_waiting:
+                return False  # late, but here: read it
+            return bool(super().isPacketTimeout())
 
     return QuietPort
 
@@ -87,6 +129,7 @@ class SdkBus:
         self.port: Any = None
         self.handler: Any = None
         self.fast_failures = 0
+        self.transactions = 0  # answered or sent, in all: the bus's progress
 
     # --- the port --------------------------------------------------------------------
     def open(self) -> None:
@@ -102,6 +145,14 @@ class SdkBus:
         self.port = port
         # Protocol 2.0 for Dynamixel; Feetech STS/SMS store words little-endian (end 0)
         self.handler = sdk.PacketHandler(2.0 if self.family == DYNAMIXEL else 0)
+
+    def stepped_time_ns(self) -> int | None:
+        """On a simulated bus on stepped time, its servos' time at the last sync read;
+        None on any other bus (`sim_progress`)."""
+        sim = self.port.sim if self.port is not None else None
+        if sim is None or not sim.step_ns():
+            return None
+        return sim.time_ns()
 
     def close(self) -> None:
         if self.port is not None:
@@ -135,6 +186,7 @@ class SdkBus:
         self._check(result, error, servo_id, f'reading {reg.address}')
         if len(data) != reg.size:
             raise BusError(f'servo {servo_id}: short reply reading {reg.address}', servo_id)
+        self.transactions += 1
         return reg.decode(int.from_bytes(bytes(data), 'little'))
 
     def write(self, servo_id: int, reg: Register, value: int) -> None:
@@ -145,6 +197,7 @@ class SdkBus:
             if result == self.sdk.COMM_SUCCESS or attempt == ATTEMPTS - 1:
                 break
         self._check(result, error, servo_id, f'writing {value} to {reg.address}')
+        self.transactions += 1
 
     def reboot(self, servo_id: int) -> None:
         """Dynamixel's Reboot instruction (clears a hardware error); Feetech has none."""
@@ -165,6 +218,7 @@ class SdkBus:
             raw = self._fast_sync_read(ids, start, length)
         if not raw:
             raw = self._plain_sync_read(ids, start, length)
+        self.transactions += 1
         return {servo_id: _reading(m, *raw[servo_id]) for servo_id, m in servos}
 
     def _plain_sync_read(
@@ -221,6 +275,7 @@ class SdkBus:
         result = group.txPacket()
         if result != self.sdk.COMM_SUCCESS:
             raise BusError(f'sync write of {reg.address}: {self.handler.getTxRxResult(result)}')
+        self.transactions += 1
 
 
 def _reading(model: ServoModel, error: int, data: bytes) -> Reading:

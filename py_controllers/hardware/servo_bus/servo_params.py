@@ -9,7 +9,7 @@ Hardware parameters (every one implemented; any other name is refused with one l
     read_only               default false; true: torque off, state interfaces only (a
                             leader arm moved by hand)
     fast_sync_read          Dynamixel, default true: one status packet for all servos when
-                            every servo's firmware has it (v45 and later)
+                            every servo's firmware has it (X430/X540: v45 on, X330: v46 on)
     max_consecutive_errors  failed bus rounds in a row before read() fails, default 3
     hold_tolerance          rad at the servo, default 0.02: a position-commanded servo
                             released within this of its last goal keeps that goal

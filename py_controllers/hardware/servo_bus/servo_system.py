@@ -7,7 +7,10 @@ velocity and current limits, refuses a joint whose URDF position limits reach be
 servo's range, writes upstream's raw gains, and starts the bus thread (`bus_worker`).
 Activate puts every servo in position mode holding where it is, torque on; deactivate holds
 the same way and keeps the torque on (an arm must not drop). Shutdown holds too and turns
-the torque off only with `torque_off_on_shutdown`. An error (the bus lost, a servo faulted)
+the torque off only with `torque_off_on_shutdown`. On a simulated bus on stepped time
+(`bus_sim`, `step_s`) the component reports its servos' time as its simulation time (a
+manager with `use_sim_time` runs on it) and read() runs one bus round, one step of the
+servos, per cycle (`BusWorker.step`). An error (the bus lost, a servo faulted)
 closes the port; configure and activate again (`set_hardware_component_state active`)
 reopen it: reconnecting the cable brings the bus back without restarting the manager.
 
@@ -26,14 +29,21 @@ import math
 from typing import Any
 
 from py_controllers.hardware.component_params import joint_bounds
-from py_controllers.hardware.servo_bus.bus_worker import HOLD, BusWorker, Goals, Servo
+from py_controllers.hardware.servo_bus.bus_worker import (
+    HOLD,
+    LOCKSTEP_WAIT_S,
+    BusWorker,
+    Goals,
+    Sample,
+    Servo,
+)
 from py_controllers.hardware.servo_bus.models import (
     DYNAMIXEL,
-    FAST_SYNC_READ_FIRMWARE,
     MODELS,
     Register,
     by_number,
     error_text,
+    fast_sync_read_supported,
 )
 from py_controllers.hardware.servo_bus.sdk_bus import BusError, SdkBus
 from py_controllers.hardware.servo_bus.servo_params import (
@@ -42,10 +52,15 @@ from py_controllers.hardware.servo_bus.servo_params import (
     parse_bus,
     parse_joint,
 )
+from py_controllers.hardware.servo_bus.sim_progress import SimProgress
 from py_controllers.hardware.simulated_component import OneCommandPerJoint
 from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
 
+# the hold fails when the bus made no progress for this long: a servo that does not answer
+# fails a round within the SDK's own timeouts (about 0.1 s); this only guards against a hung
+# bus thread, and lets a host starved of CPU (or a simulator's thread) finish the hold
+HOLD_STALL_S = 10.0
 _DXL_VELOCITY_LIMIT = Register(44, 4)
 _DXL_CURRENT_LIMIT = Register(38, 2)
 _KIND_OF_MODE = {
@@ -58,6 +73,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
     """Joints on serial bus servos of one family (see the module docstring)."""
 
     family = DYNAMIXEL
+    lockstep_wait_s = LOCKSTEP_WAIT_S  # stepped time: the longest read() waits for its round
 
     def on_init(self, info: Any) -> CallbackReturn:
         super().on_init(info)
@@ -86,7 +102,14 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         self._servos: list[Servo] = []
         self._reported_failure = False
         self._clamped: set[str] = set()
+        sim = None if self.params.use_dummy else SimProgress.attach(self.params.usb_port)
+        self._stepped = sim is not None and sim.step_ns() > 0
+        self._time_ns = sim.time_ns() if self._stepped else 0
         return CallbackReturn.SUCCESS
+
+    def simulation_time_ns(self) -> int | None:
+        """The servos' time at the last sync read on a stepped simulated bus, else None."""
+        return self._time_ns if getattr(self, '_stepped', False) else None
 
     def _log(self) -> Any:
         return self.logger if self.logger is not None else logging.getLogger(type(self).__module__)
@@ -163,7 +186,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         worker.set_goals(None)
         for s in self._servos:
             worker.request_mode(s.id, HOLD)
-        if not worker.flush(2.0) or worker.failed:
+        if not worker.flush(HOLD_STALL_S) or worker.failed:
             self._log().error(f'{self._where}: the servos did not take the hold: {worker.failed}')
             return False
         return True
@@ -186,7 +209,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         bus.fast = (
             self.family == DYNAMIXEL
             and p.fast_sync_read
-            and min(firmware) >= FAST_SYNC_READ_FIRMWARE
+            and fast_sync_read_supported([(s.model, v) for s, v in zip(servos, firmware)])
         )
         self._bus, self._servos = bus, servos
         self._worker = BusWorker(
@@ -196,6 +219,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             hold_tolerance_ticks=round(p.hold_tolerance * 4096 / (2 * math.pi)),
             read_only=p.read_only,
             log=self.log_rt,
+            lockstep=self._stepped,
         )
         try:
             self._worker.poll_once()
@@ -203,7 +227,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             self._log().error(f'{self._where}: the first sync read failed: {exc}')
             self._close()
             return False
-        self._publish(self._worker.sample)
+        self._publish_sample(self._worker.sample)
         self._reported_failure = False
         self._worker.start()
         fast = ' (fast sync read)' if bus.fast else ''
@@ -310,8 +334,17 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
                 why = worker.failed if worker is not None else 'the bus is closed'
                 self.log_rt('error', f'{self._where}: {why}')
             return ReturnType.ERROR
-        self._publish(worker.sample)
+        if self._stepped:
+            worker.step(self.lockstep_wait_s)  # one round, one step of the servos, per cycle
+        self._publish_sample(worker.sample)
         return ReturnType.OK
+
+    def _publish_sample(self, sample: Sample | None) -> None:
+        if sample is None:
+            return
+        self._publish(sample.joints)
+        if sample.time_ns is not None:  # never backwards, whichever simulator comes next
+            self._time_ns = max(self._time_ns, sample.time_ns)
 
     def _publish(self, sample: Any) -> None:
         if sample is None:
