@@ -10,7 +10,7 @@ from safety_rig import robot
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import GUARD_S, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = """
 controller_manager:
@@ -88,7 +88,7 @@ def last_write(record):
 def test_start_up_parameters_that_cannot_work_are_refused_at_start(tmp_path, name, value):
     manager, _ = start_robot(tmp_path, params={name: value})
     with manager:
-        assert manager.process.wait(30) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
     output = manager.output()
     refusals = [line for line in output.splitlines() if f"parameter '{name}'" in line]
     assert len(refusals) == 1, output
@@ -108,7 +108,7 @@ def test_a_stalled_loop_trips_the_watchdog_which_stops_the_robot_and_exits(tmp_p
             return not manager.alive
 
         assert ros.spin_until(gone, 30.0), manager.output()
-        assert manager.process.wait(15) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
         stalled = [
             s.message
             for msg in diagnostics
@@ -150,7 +150,7 @@ def test_a_closed_terminal_stops_the_motors_before_exit(tmp_path, sig):
     with manager, RosHarness('safety_hangup') as ros:
         drive(manager, ros)
         manager.process.send_signal(sig)
-        assert manager.process.wait(15) == 0, manager.output()
+        assert manager.process.wait(GUARD_S) == 0, manager.output()
     assert last_write(record)['j1/velocity'] == 0.0
     assert last_write(record)['j2/velocity'] == 0.0
 
@@ -164,7 +164,7 @@ def test_a_second_ctrl_c_exits_at_once_after_one_final_write(tmp_path):
         # Arm saves its record when it is shut down, before Other's long deactivation
         assert ros.spin_until(record.exists), manager.output()
         manager.process.send_signal(signal.SIGINT)
-        assert manager.process.wait(15) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
     output = manager.output()
     assert 'SIGINT again: exiting now' in output
     assert last_write(record)['j1/velocity'] == 0.0, output
@@ -180,7 +180,7 @@ def test_a_signal_during_start_up_still_ends_in_the_safe_stop(tmp_path):
 
         assert ros.spin_until(constructing), manager.output()
         manager.process.send_signal(signal.SIGINT)
-        assert manager.process.wait(30) == 0, manager.output()
+        assert manager.process.wait(GUARD_S) == 0, manager.output()
     output = manager.output()
     assert 'Traceback' not in output and 'KeyboardInterrupt' not in output
     assert 'stopping the robot and shutting down' in output

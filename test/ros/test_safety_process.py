@@ -12,7 +12,7 @@ from safety_rig import robot
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import GUARD_S, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = """
 controller_manager:
@@ -79,7 +79,7 @@ def test_a_signal_stops_the_motors_before_exit(tmp_path, sig, controller):
     with manager, RosHarness('safety_signal') as ros:
         drive(manager, ros, controller)  # the mock mirrors what write() delivered
         manager.process.send_signal(sig)
-        assert manager.process.wait(15) == 0, manager.output()
+        assert manager.process.wait(GUARD_S) == 0, manager.output()
     last = json.loads(record.read_text())
     assert last['writes'] > 10
     assert last['last_write']['j1/velocity'] == 0.0, manager.output()
@@ -101,7 +101,7 @@ def test_a_loop_that_dies_is_loud_and_still_stops_the_robot(tmp_path):
             return not manager.alive
 
         assert ros.spin_until(dead, 30.0), manager.output()
-        assert manager.process.wait(15) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
         errors = [
             s
             for msg in diagnostics

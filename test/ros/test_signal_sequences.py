@@ -17,7 +17,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from py_controllers.controller_manager.invariants import last_write_holds
-from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import GUARD_S, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = """
 controller_manager:
@@ -90,7 +90,7 @@ def test_after_any_signal_sequence_each_components_last_write_is_its_holds(
                 break
             manager.process.send_signal(sig)
             time.sleep(pause)  # the timing between signals is what is generated
-        assert manager.process.wait(30) in (0, 1), manager.output()
+        assert manager.process.wait(GUARD_S) in (0, 1), manager.output()
     for name, holds in HOLDS.items():
         last = json.loads(records[name].read_text())['last_write']
         broken = last_write_holds(last, holds)

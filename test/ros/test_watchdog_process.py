@@ -9,7 +9,7 @@ from controller_manager_msgs.srv import ConfigureController
 from safety_rig import robot
 from std_msgs.msg import Float64MultiArray, UInt8
 
-from py_controllers.testing import ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import GUARD_S, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = """
 controller_manager:
@@ -60,7 +60,7 @@ def test_a_stall_that_holds_the_gil_ends_the_process_through_the_backstop(tmp_pa
 
         # before: alive 30 s later, nothing logged (no Python thread could run)
         assert ros.spin_until(gone, 60.0), manager.output()
-        assert manager.process.wait(15) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
     output = manager.output()
     assert 'Timeout (0:00:10)!' in output  # faulthandler's report, every thread's stack
     assert 'in update' in output and 'fault_injection/controller.py' in output
@@ -104,5 +104,5 @@ def test_a_service_call_waiting_on_a_stuck_loop_does_not_keep_the_process_alive(
         # before: that request waited for the stuck loop's lock for good, in the executor,
         # and the node, asked to stop by the watchdog, never got to stop
         assert ros.spin_until(stuck_and_asked, 60.0), manager.output()
-        assert manager.process.wait(15) == 1, manager.output()
+        assert manager.process.wait(GUARD_S) == 1, manager.output()
     assert 'control loop stalled' in manager.output()
