@@ -16,13 +16,16 @@ minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
 PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guard.py
   test/ros/test_pid_controllers.py test/ros/test_joint_trajectory_controller.py)
 
-suite() {  # distro: pytest in its venv (from the repository root)
-  local py
-  py="$(venv_of "$1")/bin/python"
-  printf '[test] %s: rclpy %s; hot path: %s\n' "$1" \
+# The browser tier (the dashboard's pages in Chromium) runs on the first distro only: its
+# pages do not change with the distro, and the dashboard's ROS side is in test/ros on both.
+suite() {  # distro [tier...]: pytest in its venv (from the repository root)
+  local py d="$1"
+  shift
+  py="$(venv_of "$d")/bin/python"
+  printf '[test] %s: rclpy %s; hot path: %s; %s\n' "$d" \
     "$("$py" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')" \
-    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')"
-  (cd "$root" && "$py" -m pytest -q -p no:cacheprovider test)
+    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*"
+  (cd "$root" && "$py" -m pytest -q -p no:cacheprovider "$@")
 }
 
 pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
@@ -47,7 +50,7 @@ for d in "${@:2}"; do
       exit 2
     fi
     export ROS_DOMAIN_ID=$((domain + n))
-    suite "$d"
+    suite "$d" test/ros test/unit
     rc=$?
     echo "[test] $d: setup and suite took $(minutes $((SECONDS - start)))"
     exit $rc
@@ -58,7 +61,7 @@ done
 failed=0
 start=$SECONDS
 [ "$#" -gt 1 ] && export ROS_DOMAIN_ID=$domain  # alone: each pytest picks its own
-if suite "$1"; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
+if suite "$1" test; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
 result[$1]+=" in $(minutes $((SECONDS - start)))"
 start=$SECONDS
 if pure_suite "$1"; then pure=passed; else pure=FAILED; failed=1; fi
