@@ -1,6 +1,9 @@
-"""Test-wide isolation: every pytest process gets its own ROS domain, localhost only. And a
-hang guard: a test still running after HANG_S prints every thread's stack and ends the run,
-so a hang costs minutes and names itself instead of eating the CI's whole budget."""
+"""Test-wide isolation: every pytest process gets its own ROS domain, localhost only. A hang
+guard: a test still running after HANG_S prints every thread's stack and ends the process,
+so a hang costs minutes and names itself instead of eating the CI's whole budget. And, with
+PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call and failure
+goes there, and a run with that file deselects what it lists as started: the runner
+(scripts/test_distros.sh) resumes a suite after the test the process ended in."""
 
 import faulthandler
 import os
@@ -12,11 +15,39 @@ os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 200))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.setdefault('RCUTILS_LOGGING_BUFFERED_STREAM', '1')
 
-HANG_S = 300.0
+HANG_S = float(os.environ.get('PY_CONTROLLERS_TEST_HANG_S', '300'))
 """No test takes a minute on a loaded 2-core host (the slowest, the model search, ~40 s)."""
 
 
+PROGRESS = os.environ.get('PY_CONTROLLERS_TEST_PROGRESS')
+
 _terminal_fd: list[int] = []
+
+
+def _note(event: str, nodeid: str) -> None:
+    if PROGRESS:
+        with open(PROGRESS, 'a') as progress:  # closed at once: it must survive an _exit
+            progress.write(f'{event} {nodeid}\n')
+
+
+def pytest_collection_modifyitems(config, items):
+    if not PROGRESS or not os.path.exists(PROGRESS):
+        return
+    with open(PROGRESS) as progress:
+        started = {
+            line.split(' ', 1)[1].rstrip('\n') for line in progress if line.startswith('start ')
+        }
+    keep = [item for item in items if item.nodeid not in started]
+    if len(keep) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in started])
+        items[:] = keep
+
+
+def pytest_runtest_logreport(report):
+    if report.failed:
+        _note('failed', report.nodeid)
+    elif report.when == 'call' and report.passed:
+        _note('passed', report.nodeid)
 
 
 def pytest_configure(config):
@@ -27,8 +58,10 @@ def pytest_configure(config):
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item, nextitem):
     # faulthandler's timer runs in C: it fires even when a hung call holds the GIL.
+    _note('start', item.nodeid)
     faulthandler.dump_traceback_later(HANG_S, exit=True, file=_terminal_fd[0])
     try:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+        _note('end', item.nodeid)
