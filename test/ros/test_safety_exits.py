@@ -171,12 +171,18 @@ def test_a_second_ctrl_c_exits_at_once_after_one_final_write(tmp_path):
 
 
 def test_a_signal_during_start_up_still_ends_in_the_safe_stop(tmp_path):
-    # Other takes 5 s to activate: the node exists, the manager is still being built
-    manager, record = start_robot(tmp_path, other={'activate_delay_s': 5.0})
+    # Other takes 5 s to activate: the node exists, the manager is still being built. In a
+    # namespace of its own: another test's manager may linger in the graph, and a signal
+    # sent on seeing that one came while this process was still importing Python.
+    manager, record = start_robot(
+        tmp_path, other={'activate_delay_s': 5.0}, ros_args=['-r', '__ns:=/early_signal']
+    )
     with manager, RosHarness('safety_early_signal') as ros:
 
         def constructing():
-            return 'controller_manager' in ros.node.get_node_names()
+            return ('controller_manager', '/early_signal') in (
+                ros.node.get_node_names_and_namespaces()
+            )
 
         assert ros.spin_until(constructing), manager.output()
         manager.process.send_signal(signal.SIGINT)
