@@ -22,7 +22,7 @@ from py_controllers.dashboard import (
     ui_trajectory,
     ui_tuning,
 )
-from py_controllers.dashboard.guard import GuardMiddleware
+from py_controllers.dashboard.guard import ClientGoneFilter, GuardMiddleware
 from py_controllers.dashboard.manager_watch import ManagerWatch
 from py_controllers.dashboard.model import LOOPBACK_HOSTS
 from py_controllers.dashboard.motion import Steering
@@ -108,6 +108,7 @@ def serve(
 
     app.on_startup(started)
     app.on_shutdown(stopping)
+    logging.getLogger('uvicorn.error').addFilter(ClientGoneFilter())
     ui.run(
         host=host,
         port=port,

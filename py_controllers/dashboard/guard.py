@@ -7,6 +7,7 @@ lifecycle buttons).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 from urllib.parse import urlsplit
@@ -97,3 +98,13 @@ class GuardMiddleware:
             await send({'type': 'http.response.body', 'body': body})
             return
         await self.app(scope, receive, framed)
+
+
+class ClientGoneFilter(logging.Filter):
+    """Drops uvicorn's report of a request whose client left before its answer (a page
+    closed while it loaded): starlette's middleware then raises 'No response returned.',
+    logged as 'Exception in ASGI application' with a traceback, though nothing failed."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not (isinstance(exc, RuntimeError) and str(exc) == 'No response returned.')

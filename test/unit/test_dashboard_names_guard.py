@@ -1,12 +1,13 @@
 """The dashboard's name resolution for namespaced managers, its web gate, and the
 server-side limits on what a page asks for."""
 
+import logging
 import math
 
 import pytest
 
 from py_controllers.dashboard.bases import BASES, pad_limits
-from py_controllers.dashboard.guard import host_name, refusal, same_origin
+from py_controllers.dashboard.guard import ClientGoneFilter, host_name, refusal, same_origin
 from py_controllers.dashboard.model import (
     DIFF_DRIVE_TYPE,
     JointRange,
@@ -167,3 +168,15 @@ def test_gripper_goals_and_action_names():
     goal = gripper_goal('ParallelGripperCommand', 'gripper', 0.5, None)
     assert (list(goal.command.name), list(goal.command.position)) == (['gripper'], [0.5])
     assert list(goal.command.effort) == []  # the controller's own max_effort
+
+
+def test_a_client_that_left_before_its_answer_is_not_reported_as_an_error():
+    def record(exc: BaseException | None) -> logging.LogRecord:
+        info = (type(exc), exc, None) if exc is not None else None
+        return logging.LogRecord('uvicorn.error', logging.ERROR, 'x', 1, 'Exception', (), info)
+
+    gone = ClientGoneFilter()
+    assert not gone.filter(record(RuntimeError('No response returned.')))
+    assert gone.filter(record(RuntimeError('something else')))
+    assert gone.filter(record(ValueError('No response returned.')))
+    assert gone.filter(record(None))
