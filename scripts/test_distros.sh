@@ -20,7 +20,7 @@ PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guar
 # resumed after that test, at most twice, from its progress file. The run fails when a test
 # failed, when pytest itself failed, or when the process ended inside a test whose own call
 # had not passed; one that passed and then hung in its teardown (rclpy's node destruction
-# has, about once in two whole runs) is reported, with the stacks, and the suite goes on.
+# did, three times in about ten whole runs) is reported, with its stacks, and the suite goes on.
 resumable_pytest() {  # label python progress-file pytest-args...: 0 when all passed
   local label="$1" py="$2" progress="$3" rc stuck runs=0 ok=1
   shift 3

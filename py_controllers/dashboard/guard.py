@@ -2,7 +2,8 @@
 do not serve is refused (DNS rebinding, when bound to loopback), a request or websocket
 whose Origin is another site is refused (cross-site websocket hijacking: the page's events
 steer the robot), and every answer forbids being framed (clickjacking of the steering and
-lifecycle buttons).
+lifecycle buttons). And the log filter that keeps a client that left early out of the
+server's error log.
 """
 
 from __future__ import annotations

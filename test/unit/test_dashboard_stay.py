@@ -27,14 +27,18 @@ def test_a_ctrl_c_with_the_prompt_ends_the_wait(monkeypatch, capsys):
     monkeypatch.setattr(browser, 'DashboardProcess', _Served)
     monkeypatch.setattr(stay, 'print_summary', lambda _: os.kill(os.getpid(), signal.SIGINT))
     previous = signal.getsignal(signal.SIGINT)
-    done = threading.Event()
-    # a guard: the wait must end on the Ctrl-C already given, not on this one
-    guard = threading.Timer(30.0, lambda: done.is_set() or os.kill(os.getpid(), signal.SIGINT))
+    rescued = threading.Event()
+
+    def rescue() -> None:  # a guard only: the wait must end on the Ctrl-C already given
+        rescued.set()
+        os.kill(os.getpid(), signal.SIGINT)
+
+    guard = threading.Timer(30.0, rescue)
     guard.start()
     try:
         stay.stay_up_with_dashboard(8123, [])
-        done.set()
     finally:
         guard.cancel()
         signal.signal(signal.SIGINT, previous)
+    assert not rescued.is_set()
     assert 'Ctrl-C ends' in capsys.readouterr().out
