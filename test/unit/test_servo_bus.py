@@ -15,7 +15,7 @@ from py_controllers.hardware.feetech_system import FeetechSystem
 from py_controllers.hardware.servo_bus import packets
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
 from py_controllers.hardware.servo_bus.bus_worker import wait_rounds
-from py_controllers.hardware.servo_bus.sdk_bus import SdkBus
+from py_controllers.hardware.servo_bus.sdk_bus import ATTEMPTS, SdkBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
@@ -137,6 +137,26 @@ def test_a_mode_switch_is_torque_off_mode_goal_torque_on(arm):
     goal = servo.get(m.goal_position)
     assert abs(goal - round(2048 + servo.angle * 4096 / (2 * math.pi))) <= 2
     assert managed.set_state(S.FINALIZED)
+
+
+@pytest.mark.parametrize('step_s', [None, 0.01], ids=['free-running', 'lock-step'])
+def test_a_mode_switch_whose_round_fails_half_way_is_sent_again_whole(step_s):
+    """The torque-off write's answer is lost: the round fails after the servo let go. The
+    next round sends the whole switch again (torque off, mode, goal, torque on) instead of
+    leaving the joint limp with the request dropped."""
+    with PtyServoBus(make_servos('omx'), step_s=step_s) as bus:
+        managed = component('omx', bus.device)
+        hw = managed.component
+        assert managed.set_state(S.ACTIVE)
+        joint, servo = hw.joints[0].name, bus.servo(hw.joints[0].id)
+        worker, m = hw._worker, servo.model
+        assert worker.bus.fast  # its sync reads lose nothing: the losses hit the write
+        bus.lose(servo.id, ATTEMPTS)  # every try of the torque-off write
+        assert hw.perform_command_mode_switch([f'{joint}/velocity'], []) == ReturnType.OK
+        assert worker.flush(5.0)
+        assert worker.failed_rounds == 1 and worker.failed is None
+        assert servo.mode == m.modes['velocity'] and servo.torque_on
+        assert managed.set_state(S.FINALIZED)
 
 
 def test_effort_is_current_mode_on_a_dynamixel():

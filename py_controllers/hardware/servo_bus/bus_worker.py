@@ -145,6 +145,7 @@ class BusWorker(threading.Thread):
         self._wake.set()
         seen, since = self.bus.transactions, time.monotonic()
         while not self._idle.wait(0.02):
+            self._wake.set()  # lock-step too: a round that failed is tried again
             if self.bus.transactions != seen:
                 seen, since = self.bus.transactions, time.monotonic()
             elif time.monotonic() - since > stall_s:
@@ -155,10 +156,14 @@ class BusWorker(threading.Thread):
     def poll_once(self) -> None:
         """Mode changes, goals, then the states; raises BusError on failure."""
         with self._lock:
-            requests, self._requests = self._requests, []
+            requests = list(self._requests)
         goals = self.goals
         for servo_id, kind in requests:
             self._apply_mode(self.by_id[servo_id], kind)
+            with self._lock:
+                # only now: a request whose round failed half-way (torque off, no mode yet)
+                # is sent again whole by the next round, never dropped
+                self._requests.pop(0)
         if goals is not None and not self.read_only:
             for kind, values in goals.by_kind.items():
                 wanted = {i: v for i, v in values.items() if self.by_id[i].mode == kind}
