@@ -176,6 +176,8 @@ def test_sum_wrapped_joint_states_counts_whole_turns(tmp_path):
             Float64MultiArray, '/turntable_velocity_controller/commands', 10
         )
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
+        # the stand-in's states heard before the turn starts: all of the turn is seen
+        assert ros.spin_until(lambda: sim_states), sim.output()
         turn = 2 * math.pi + 1.0
         assert ros.spin_until(
             until_sent(
