@@ -198,7 +198,8 @@ def update_table(manager: Any) -> list[Violation]:
 
 
 def modes(manager: Any) -> list[Violation]:
-    """`modes`: each active mode-aware component is driven exactly by the claimed ones."""
+    """`modes`: each active mode-aware component is driven exactly by the claimed ones, or
+    by a released one whose stop it refused (owed: the loop asks again each cycle)."""
     found = []
     rm = manager.rm
     for name, managed in rm.components.items():
@@ -207,8 +208,9 @@ def modes(manager: Any) -> list[Violation]:
         report = managed.component.command_modes()
         if report is None:
             continue
+        owed = rm.owed_stops.get(name, ())
         for itf, driven in report.items():
-            if driven != (itf in rm.claimed):
+            if driven != (itf in rm.claimed) and not (driven and itf in owed):
                 what = 'driven by' if driven else 'not driven by'
                 claim = 'claimed' if itf in rm.claimed else 'unclaimed'
                 found.append(Violation('modes', f"'{name}' is {what} {claim} {itf}"))

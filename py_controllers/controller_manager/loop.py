@@ -183,6 +183,7 @@ class ControlLoop:
             manager.supervisor.deactivate_after_error(bad, rm.command_guard.why)
             bad = rm.enforce_command_limits(dt_s)
         t_update = _monotonic_ns()
+        rm.retry_owed_stops()
         failed, deactivated = rm.write(now, period)
         for name in failed:
             manager.supervisor.handle_hardware_error(name, 'write')

@@ -11,7 +11,8 @@ here, unconditionally and in this order, whatever the controller's hooks return:
    controller_manager.cpp logs "expected Inactive" and releases anyway); here it also no
    longer runs, and a later deactivate runs on_deactivate again. ERROR runs on_error;
 3. the hardware is told: prepare and perform command-mode switch with the released
-   interfaces stopped (a refusal is logged, not obeyed);
+   interfaces stopped (a refusal is logged, not obeyed; a component that refused perform
+   owes the stop: the loop asks it again each cycle until it accepts or leaves ACTIVE);
 4. the holds are written (`hardware_interface/hold.py`'s table: the command guard writes
    and keeps them for hardware interfaces; a controller's reference interfaces get them
    once, so a chained follower holds too);
@@ -83,13 +84,18 @@ def _take_handles_back(cm: ManagerTables, spec: ControllerSpec) -> None:
 
 
 def tell_hardware_to_stop(cm: ManagerTables, interfaces: list[str]) -> None:
-    """Prepare and perform the mode switch that stops `interfaces`; a refusal is logged and
-    the release goes on (the hardware cannot keep a claim the manager has ended)."""
-    rm = cm.rm
-    if not rm.prepare_command_mode_switch([], interfaces):
-        cm.log('error', f'the hardware refused to release {interfaces}: released anyway')
-    if not rm.perform_command_mode_switch([], interfaces):
-        cm.log('error', f'the hardware failed to release {interfaces}: released anyway')
+    """Prepare and perform the mode switch that stops `interfaces`. A refusal is logged and
+    the release goes on (the hardware cannot keep a claim the manager has ended); a
+    component that refused perform owes the stop, and the loop asks it again each cycle
+    while the released interfaces get their holds."""
+    refused = cm.rm.stop_modes(interfaces)
+    if refused:
+        owed = sorted(i for name in refused for i in cm.rm.owed_stops.get(name, ()))
+        cm.log(
+            'error',
+            f'the hardware {refused} refused to release {interfaces}: released anyway, '
+            + (f'asked again each cycle to stop {owed}' if owed else 'its modes stopped'),
+        )
 
 
 def _run_on_deactivate(cm: ManagerTables, spec: ControllerSpec) -> None:

@@ -61,6 +61,8 @@ class ResourceManager(HardwareIO):
         self._exported_by_controller: dict[str, list[str]] = {}
         self._active_exporters: set[str] = set()
         self.claimed: dict[str, str] = {}  # command interface -> claiming controller
+        # component -> released interfaces whose mode stop it refused (retried each cycle)
+        self.owed_stops: dict[str, set[str]] = {}
         self._readers: list[tuple[ManagedComponent, int]] = []
         self.command_limits: CommandLimits | None = None  # None: enforce_command_limits off
         # keeps non-finite commands from write(); its hold values are the limiters' too
@@ -206,6 +208,7 @@ class ResourceManager(HardwareIO):
         the cycle lock, so no read()/write() of it is under way when this returns)."""
         managed = self.components[name]
         managed.busy = True
+        self.owed_stops.pop(name, None)  # leaving ACTIVE ends its modes; entering starts none
         self._refresh_loop_lists()
         return managed
 
@@ -363,41 +366,77 @@ class ResourceManager(HardwareIO):
                 out.setdefault(owner, []).append(name)
         return out
 
-    def _mode_switch(self, method: str, start: list[str], stop: list[str]) -> bool:
+    def _mode_switch(
+        self, method: str, start: list[str], stop: list[str], *, quiet: bool = False
+    ) -> list[str]:
         """Call `method` on every affected component (each is told, whatever the others
-        said); False if any refused or raised."""
+        said); the names of those that refused or raised (logged unless `quiet`)."""
         start_by, stop_by = self._per_component(start), self._per_component(stop)
-        ok = True
+        refused = []
         for name in dict.fromkeys([*start_by, *stop_by]):
             managed = self.components[name]
             try:
                 result = getattr(managed.component, method)(
                     start_by.get(name, []), stop_by.get(name, [])
                 )
+                why = '' if result is None or result is ReturnType.OK else f'returned {result!r}'
             except Exception as exc:
-                self.log_rt(managed.logger, 'error', f'{method} raised: {exc!r}')
-                ok = False
-                continue
-            if result is not None and result is not ReturnType.OK:
-                self.log_rt(
-                    managed.logger,
-                    'error',
-                    f'{method} refused (start {start_by.get(name, [])}, stop '
-                    f'{stop_by.get(name, [])}): returned {result!r}',
-                )
-                ok = False
-        return ok
+                why = f'raised {exc!r}'
+            if why:
+                refused.append(name)
+                if not quiet:
+                    where = f'start {start_by.get(name, [])}, stop {stop_by.get(name, [])}'
+                    self.log_rt(managed.logger, 'error', f'{method} refused ({where}): {why}')
+        return refused
 
     def prepare_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
         """Ask each affected component whether it accepts the interface change."""
-        return self._mode_switch('prepare_command_mode_switch', start, stop)
+        return not self._mode_switch('prepare_command_mode_switch', start, stop)
 
     def perform_command_mode_switch(self, start: list[str], stop: list[str]) -> bool:
         """Tell each affected component to switch mode now; the limiters start afresh."""
-        ok = self._mode_switch('perform_command_mode_switch', start, stop)
+        ok = not self._mode_switch('perform_command_mode_switch', start, stop)
         if ok and self.command_limits is not None:
             self.command_limits.reset()
         return ok
+
+    def stop_modes(self, interfaces: list[str], *, quiet: bool = False) -> list[str]:
+        """Prepare and perform the switch that stops `interfaces` (released: nobody claims
+        them), perform even where prepare was refused: the claims have ended. Components
+        that refused perform owe those stops (`owed_stops`, asked again each cycle by
+        `retry_owed_stops`). The names of the components that refused either step."""
+        refused = self._mode_switch('prepare_command_mode_switch', [], interfaces, quiet=quiet)
+        failed = self._mode_switch('perform_command_mode_switch', [], interfaces, quiet=quiet)
+        if not failed and self.command_limits is not None:
+            self.command_limits.reset()
+        for name, names in self._per_component(interfaces).items():
+            owed = self.owed_stops.setdefault(name, set())
+            if name in failed:
+                owed.update(names)
+            else:
+                owed.difference_update(names)
+            if not owed:
+                del self.owed_stops[name]
+        return list(dict.fromkeys(refused + failed))
+
+    def retry_owed_stops(self) -> list[str]:
+        """The loop's part (cycle lock held): each active component asked again to stop
+        what it refused to; the names of the components that accepted now."""
+        if not self.owed_stops:
+            return []
+        accepted = []
+        for name, owed in list(self.owed_stops.items()):
+            managed = self.components[name]
+            owed.difference_update(self.claimed)  # claimed again: the switch started them
+            if managed.busy or managed.state != S.ACTIVE or not owed:
+                self.owed_stops.pop(name, None)
+            else:
+                asked = sorted(owed)
+                self.stop_modes(asked, quiet=True)
+                if name not in self.owed_stops:
+                    accepted.append(name)
+                    self.log_rt(managed.logger, 'info', f'stopped {asked} when asked again')
+        return accepted
 
     def handle_component_error(self, name: str) -> LifecycleStateId:
         """A component failed in the loop: run its on_error, drop its claims' availability."""

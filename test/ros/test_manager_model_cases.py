@@ -9,6 +9,7 @@ import pytest
 from faults.manager_model import ManagerModel, _fail_once
 from py_controllers.controller_manager.invariants import check_invariants
 from py_controllers.hardware_interface.types import LifecycleStateId as S
+from py_controllers.hardware_interface.types import ReturnType
 
 
 @pytest.fixture
@@ -61,24 +62,68 @@ def test_a_controller_that_failed_to_activate_leaves_the_mujoco_joints_on_their_
     assert check_invariants(model.cm, model.recorder) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason='open: a component that refuses to leave a command mode stays driven by the '
-    'released interfaces (at their holds); the manager neither retries nor marks it',
-)
-def test_a_mode_stop_the_hardware_refuses_leaves_it_driven_only_by_held_interfaces(model):
-    # the long search (seed 535591058): c0 on the diff drive wheels wrote 'fast', was taken
-    # out, and Base refused to stop their velocity mode; 'modes' then found Base driven by
-    # the unclaimed wheels. The wheels get their holds (0): the robot stands still.
-    wheels = ['w_left/velocity', 'w_right/velocity']
-    model._load('c0', wheels, [], configure=True)
+def refusing_stops(component, times: int | None) -> list[list[str]]:
+    """The component's perform refuses every switch that stops an interface it does not
+    start again, `times` times (None: always); the stops it refused."""
+    original, refused = component.perform_command_mode_switch, []
+
+    def perform(start, stop):
+        if set(stop) - set(start) and (times is None or len(refused) < times):
+            refused.append(list(stop))
+            return ReturnType.ERROR
+        return original(start, stop)
+
+    component.perform_command_mode_switch = perform
+    return refused
+
+
+WHEELS = ['w_left/velocity', 'w_right/velocity']
+
+
+def test_a_mode_stop_the_hardware_refuses_is_owed_and_asked_again_each_cycle(model):
+    # the long search (seed 535591058): c0 on the diff drive wheels wrote 'str', was taken
+    # out in the loop, and Base refused to stop their velocity mode: Base stayed driven by
+    # the unclaimed wheels (at their holds, 0) and nothing ever asked it again
+    model._load('c0', WHEELS, [], configure=True)
     assert model.cm.switch_controller(['c0'], [], 1)[0]
     model.step()
-    _fail_once(model.cm.rm.components['Base'].component, 'perform_command_mode_switch', 'error')
+    rm, base = model.cm.rm, model.cm.rm.components['Base'].component
+    refused = refusing_stops(base, 2)
     model.cm.controllers['c0'].controller.write = 'str'
-    model.step()  # c0 writes 'fast': taken out in the loop, Base refuses the stop
-    assert not model.cm.is_running('c0')
+    model.step()  # taken out in the loop; Base refuses, and again when asked before write
+    assert not model.cm.is_running('c0') and len(refused) == 2
+    assert rm.owed_stops == {'Base': set(WHEELS)}
+    assert base.command_modes() == dict.fromkeys(WHEELS, True)
+    assert [rm.command_interfaces[w].value for w in WHEELS] == [0.0, 0.0]  # held meanwhile
+    assert check_invariants(model.cm, model.recorder) == []
+    model.step()  # asked a third time: accepted
+    assert len(refused) == 2 and rm.owed_stops == {}
+    assert base.command_modes() == dict.fromkeys(WHEELS, False)
+    assert check_invariants(model.cm, model.recorder) == []
+
+
+def test_an_owed_stop_ends_when_the_interfaces_are_claimed_again_or_the_hardware_stops(model):
+    model._load('c0', WHEELS, [], configure=True)
+    model._load('c1', WHEELS, [], configure=True)
+    assert model.cm.switch_controller(['c0'], [], 1)[0]
+    rm, base = model.cm.rm, model.cm.rm.components['Base'].component
+    refused = refusing_stops(base, None)
+    assert model.cm.switch_controller(['c1'], ['c0'], 1)[0]  # stops nothing: c1 takes them
+    ok, message = model.cm.switch_controller([], ['c1'], 1)  # refused: c1 goes all the same
+    assert not ok and 'failed to switch command mode' in message
+    assert not model.cm.is_running('c1')
+    for _ in range(3):
+        model.step()
+        assert rm.owed_stops == {'Base': set(WHEELS)}
+        assert check_invariants(model.cm, model.recorder) == []
+    count = len(refused)
+    assert model.cm.switch_controller(['c0'], [], 1)[0]  # claimed again: nothing owed
     model.step()
-    broken = check_invariants(model.cm, model.recorder)
-    assert [v for v in broken if v.invariant != 'modes'] == []  # the holds, the table: kept
-    assert broken == [], broken
+    assert rm.owed_stops == {} and len(refused) == count
+    assert not model.cm.switch_controller([], ['c0'], 1)[0]
+    count += 2  # the switch's perform, then the release's
+    assert rm.owed_stops == {'Base': set(WHEELS)} and len(refused) == count
+    ok, _ = model.cm.set_hardware_component_state('Base', S.INACTIVE, timeout_s=10.0)
+    assert ok and rm.owed_stops == {}  # leaving ACTIVE ends its modes
+    model.step()
+    assert len(refused) == count and check_invariants(model.cm, model.recorder) == []
