@@ -17,6 +17,9 @@ os.environ.setdefault('RCUTILS_LOGGING_BUFFERED_STREAM', '1')
 
 HANG_S = float(os.environ.get('PY_CONTROLLERS_TEST_HANG_S', '300'))
 """No test takes a minute on a loaded 2-core host (the slowest, the model search, ~40 s)."""
+TEARDOWN_HANG_S = min(HANG_S, 120.0)
+"""A teardown (a fixture's processes stopped, nodes destroyed) takes seconds: the one hang
+seen in the whole suite is rclpy's node destruction in a teardown, so it costs less here."""
 
 
 PROGRESS = os.environ.get('PY_CONTROLLERS_TEST_PROGRESS')
@@ -65,3 +68,8 @@ def pytest_runtest_protocol(item, nextitem):
     finally:
         faulthandler.cancel_dump_traceback_later()
         _note('end', item.nodeid)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    faulthandler.dump_traceback_later(TEARDOWN_HANG_S, exit=True, file=_terminal_fd[0])
