@@ -134,7 +134,9 @@ def arduino_urdf(device: str) -> str:
             'enc_counts_per_rev': COUNTS_PER_REV,
             'loop_rate': LOOP_RATE,
             'startup_delay_s': 0,
-            'timeout_ms': 50,
+            # the board is a thread of this test process: on a loaded host it can miss a
+            # 50 ms reply (three in a row failed the board on the CI); a second is upstream's
+            'timeout_ms': 1000,
             'max_consecutive_errors': 3,
             'left_wheel_name': 'left_wheel_joint',
             'right_wheel_name': 'right_wheel_joint',
@@ -173,9 +175,9 @@ def test_arduino_base_through_a_pty_survives_unplugging(tmp_path):
             counts = board.firmware.encoder_counts()[0]
             assert counts > 0.1 / WHEEL_RADIUS * COUNTS_PER_REV / (2 * math.pi)
             # Encoder frames come at 30 Hz, so one 0.1 s velocity window holds 2, 3 or 4 of
-            # them as the firmware thread is scheduled: the mean over 0.5 s of odometry.
-            assert ros.spin_for_messages(odom, 25), manager.output()
-            speeds = [m.twist.twist.linear.x for m in odom[-25:]]
+            # them as the firmware thread is scheduled: the mean over 1 s of odometry.
+            assert ros.spin_for_messages(odom, 50), manager.output()
+            speeds = [m.twist.twist.linear.x for m in odom[-50:]]
             assert sum(speeds) / len(speeds) == pytest.approx(0.2, rel=0.1)
 
             board.unplug()
