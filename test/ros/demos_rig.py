@@ -18,6 +18,7 @@ from typing import Any
 
 import xacro
 import yaml
+from rclpy.time import Time
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
@@ -160,6 +161,12 @@ class DemoLaunch:
         # the launch tests' post-shutdown check: every process exited normally
         if exc_type is None:
             assert codes == [0] * len(codes), f'exit codes {codes}\n{self.manager_output()}'
+
+
+def stamped_since(messages: list[JointState], since_ns: int) -> list[JointState]:
+    """The messages stamped at or after `since_ns`: on a loaded host, ones sent before an
+    event can still arrive after it."""
+    return [m for m in messages if Time.from_msg(m.header.stamp).nanoseconds >= since_ns]
 
 
 def position_of(msg: JointState, joint: str) -> float:

@@ -4,9 +4,7 @@ driven through their lifecycle) and example 15 (a robot in a namespace; two mana
 
 import subprocess
 
-from demos_rig import DemoLaunch, example, expand_xacro, position_of
-from rclpy.time import Time
-from sensor_msgs.msg import JointState
+from demos_rig import DemoLaunch, example, expand_xacro, position_of, stamped_since
 from std_msgs.msg import Float64MultiArray
 
 from py_controllers.child_process import ChildProcess
@@ -179,14 +177,10 @@ def test_example_13_three_robots_through_their_lifecycle():
                 'threedofbot_joint3',
             ]
             received = demo.joint_states()
-
-            def since_restart() -> list[JointState]:
-                return [
-                    m for m in received if Time.from_msg(m.header.stamp).nanoseconds >= restarted_ns
-                ]
-
-            assert demo.ros.spin_until(lambda: len(since_restart()) >= 2), demo.manager_output()
-            for message in since_restart():
+            assert demo.ros.spin_until(lambda: len(stamped_since(received, restarted_ns)) >= 2), (
+                demo.manager_output()
+            )
+            for message in stamped_since(received, restarted_ns):
                 assert set(remaining) <= set(message.name)
                 assert 'rrbot_joint1' not in message.name
 

@@ -4,9 +4,7 @@ its trajectory and the controller follows it to the end."""
 
 import subprocess
 
-from demos_rig import DemoLaunch, example, expand_xacro, node_parameters
-from rclpy.time import Time
-from sensor_msgs.msg import JointState
+from demos_rig import DemoLaunch, example, expand_xacro, node_parameters, stamped_since
 
 from py_controllers.child_process import ChildProcess
 from py_controllers.testing import BIN
@@ -50,12 +48,7 @@ def test_example_7_r6bot_follows_the_reference_trajectory(tmp_path):
         # only messages stamped after that: earlier ones can still be on their way when the
         # host is loaded
         done_ns = demo.ros.node.get_clock().now().nanoseconds
-        after: list[JointState] = []
-
-        def two_after() -> bool:
-            after[:] = [m for m in states if Time.from_msg(m.header.stamp).nanoseconds >= done_ns]
-            return len(after) >= 2
-
-        assert demo.ros.spin_until(two_after)
+        assert demo.ros.spin_until(lambda: len(stamped_since(states, done_ns)) >= 2)
+        after = stamped_since(states, done_ns)
         assert [list(m.velocity) for m in after] == [[0.0] * 6] * len(after)
         assert list(after[-2].position) == list(after[-1].position)
