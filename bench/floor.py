@@ -11,8 +11,8 @@ import numpy as np
 
 from bench.common import BROADCASTER_TOPICS, listening, measure, running_manager
 from bench.demo_load import demo_run
-from py_controllers.controller_manager.loop import default_spin_ns, sleep_until
 from py_controllers.controller_manager.statistics import summarize
+from py_controllers.controller_manager.wake_up import sleep_until, wake_up_policy
 from py_controllers.realtime_tools import scheduling
 from py_controllers.testing import CONFIG
 
@@ -34,8 +34,7 @@ def bare_loop(rate_hz: int, seconds: float, spin_ns: int | None = None, priority
 
 def _loop(rate_hz: int, seconds: float, spin_ns: int | None) -> dict:
     period = round(1e9 / rate_hz)
-    if spin_ns is None:
-        spin_ns = default_spin_ns(period)
+    wake_up = wake_up_policy(period, spin_ns)
     n = int(seconds * rate_hz)
     periods = np.zeros(n, dtype=np.int64)
     lateness = np.zeros(n, dtype=np.int64)
@@ -43,7 +42,7 @@ def _loop(rate_hz: int, seconds: float, spin_ns: int | None) -> dict:
     last = time.monotonic_ns()
     deadline = last + period
     for i in range(n):
-        sleep_until(deadline, spin_ns)
+        wake_up.record(sleep_until(deadline, wake_up.spin_ns))
         now = time.monotonic_ns()
         periods[i] = now - last
         lateness[i] = now - deadline

@@ -83,6 +83,8 @@ def _stats(cm: ControllerManagerClient, args: argparse.Namespace) -> int:
         f'{s["cycles"]} cycles, {s["overruns"]} overruns ({s["missed_periods"]} missed periods)'
     )
     print(f'hot path: {s.get("hot_path", "unknown (an older manager)")}')
+    if s.get('spin_us') is not None:
+        print(f'final spin before each deadline: {s["spin_us"]:.0f} us')
     print(f'{"":<28}{"mean":>9}{"stddev":>9}{"p99":>9}{"max":>9}  (us)')
 
     def line(label: str, d: dict[str, Any]) -> None:

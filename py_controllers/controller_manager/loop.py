@@ -24,26 +24,12 @@ from rclpy.time import Time
 
 from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.statistics import LoopStatistics
+from py_controllers.controller_manager.wake_up import sleep_until, wake_up_policy
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.realtime_tools.cycle_gate import CycleGate
 
 _monotonic_ns = _time.monotonic_ns
 MAX_GUARD_ROUNDS = 3  # guard passes in one cycle while fallbacks keep failing (then: held)
-
-
-def sleep_until(deadline_ns: int, spin_ns: int) -> None:
-    """Sleep until `deadline_ns` (monotonic); the last `spin_ns` are spent spinning."""
-    remaining = deadline_ns - _monotonic_ns()
-    if remaining > spin_ns:
-        _time.sleep((remaining - spin_ns) * 1e-9)
-    while _monotonic_ns() < deadline_ns:
-        pass
-
-
-def default_spin_ns(period_ns: int) -> int:
-    """200 us of final spinning at 500 Hz and faster, where a late wake-up is a sizeable
-    part of the period; slower loops only sleep (spinning would cost CPU for nothing)."""
-    return 200_000 if period_ns <= 2_000_000 else 0
 
 
 class ControlLoop:
@@ -67,9 +53,8 @@ class ControlLoop:
         self.clock = clock
         self.update_rate_hz = update_rate_hz
         self.period_ns = round(1e9 / update_rate_hz)
-        if spin_ns is None or spin_ns < 0:
-            spin_ns = default_spin_ns(self.period_ns)
-        self.spin_ns = min(spin_ns, self.period_ns // 2)
+        #: how long the loop spins before each deadline: `loop.spin_us`, or automatic
+        self.wake_up = wake_up_policy(self.period_ns, spin_ns)
         self.stats = statistics or LoopStatistics(update_rate_hz)
         self.thread_setup = thread_setup  # run first in the loop thread (scheduling, affinity)
         self.gate = CycleGate(min(guard_ns, self.period_ns // 2))
@@ -206,8 +191,9 @@ class ControlLoop:
         last = _monotonic_ns()
         deadline = last + period
         gate.next_deadline(deadline)
+        wake_up = self.wake_up
         while not self._stop.is_set():
-            sleep_until(deadline, self.spin_ns)
+            wake_up.record(sleep_until(deadline, wake_up.spin_ns))
             wake = _monotonic_ns()
             self.waiting_for_lock = True
             with lock:

@@ -89,7 +89,7 @@ DEFAULTS: dict[str, Any] = {
     'defaults.switch_controller.strictness': 'strict',
     'defaults.allow_controller_activation_with_inactive_hardware': False,
     'defaults.deactivate_controllers_on_hardware_self_deactivate': True,
-    'loop.spin_us': -1,  # -1: 200 at 500 Hz and above, 0 below
+    'loop.spin_us': -1,  # -1: automatic at 500 Hz and above (wake_up.py), 0 below
     'loop.guard_us': 300,
     'thread_priority': 50,
     'lock_memory': False,

@@ -256,7 +256,12 @@ class ManagerServices:
     def statistics(self) -> dict:
         """Loop statistics with per-controller execution times."""
         per_controller = {n: s.execution for n, s in list(self.cm.controllers.items())}
-        return {**self.loop.stats.snapshot(per_controller), 'hot_path': compiled.variant()}
+        wake_up = getattr(self.loop, 'wake_up', None)  # a stepped manager's loop has none
+        return {
+            **self.loop.stats.snapshot(per_controller),
+            'hot_path': compiled.variant(),
+            'spin_us': None if wake_up is None else wake_up.spin_ns / 1000,
+        }
 
     def _get_statistics(self, request: Any, response: Any) -> Any:
         response.success = True

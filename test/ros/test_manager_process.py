@@ -225,6 +225,7 @@ def test_statistics_are_available(ros):
     stats = ros.manager().statistics()
     assert stats['update_rate_hz'] == 100
     assert stats['hot_path'] == compiled.variant()
+    assert stats['spin_us'] == 0  # below 500 Hz the loop only sleeps
     assert stats['cycles'] > 0
     assert stats['period']['count'] > 0
     assert 'forward_position_controller' in stats['controllers']
