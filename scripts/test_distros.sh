@@ -2,7 +2,9 @@
 # The test suite on each ROS distro named (kilted, jazzy): set up each venv and run pytest in
 # it; report every distro's result, fail if any failed. The first distro's suite runs in the
 # foreground; every other distro is set up and tested at the same time, in the background
-# (its output in build-test-<distro>.log, shown at the end), on a ROS domain of its own.
+# (its output in build-test-<distro>.log, shown at the end). Each suite runs as SHARDS pytest
+# processes side by side (test/sharding.py splits the files), each on a ROS domain of its own:
+# a test process mostly waits (for processes, discovery, messages), about a third of a core.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ "$#" -gt 0 ] || set -- kilted
@@ -10,6 +12,7 @@ venv_of() { if [ "$1" = jazzy ]; then echo "$root/.venv-jazzy"; else echo "$root
 setup_log() { echo "$root/build-setup-$1.log"; }
 test_log() { echo "$root/build-test-$1.log"; }
 minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
+SHARDS=2
 
 # The pure Python variant of the hot path (py_controllers/compiled.py), run after the first
 # distro's suite: the unit tier and the ros tests of the compiled modules' users.
@@ -50,14 +53,35 @@ resumable_pytest() {  # label python progress-file pytest-args...: 0 when all pa
 
 # The browser tier (the dashboard's pages in Chromium) runs on the first distro only: its
 # pages do not change with the distro, and the dashboard's ROS side is in test/ros on both.
-suite() {  # distro tier...: pytest in its venv (from the repository root)
-  local py d="$1"
-  shift
+suite() {  # distro domain tier...: pytest in its venv (from the repository root), SHARDS
+  # processes on domains domain.. ; the first shard's output live, the others' after it
+  local py d="$1" domain="$2" i rc=0
+  local -a pids=()
+  shift 2
   py="$(venv_of "$d")/bin/python"
-  printf '[test] %s: rclpy %s; hot path: %s; %s\n' "$d" \
+  printf '[test] %s: rclpy %s; hot path: %s; %s in %d shards\n' "$d" \
     "$("$py" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')" \
-    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*"
-  resumable_pytest "$d" "$py" "$root/build-progress-$d.txt" "$@"
+    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*" "$SHARDS"
+  for i in $(seq 2 "$SHARDS"); do
+    ROS_DOMAIN_ID=$((domain + i - 1)) PY_CONTROLLERS_TEST_SHARD="$i/$SHARDS" \
+      resumable_pytest "$d [$i/$SHARDS]" "$py" "$root/build-progress-$d-$i.txt" "$@" \
+      >"$root/build-test-$d-$i.log" 2>&1 &
+    pids+=($!)
+  done
+  ROS_DOMAIN_ID=$domain PY_CONTROLLERS_TEST_SHARD="1/$SHARDS" \
+    resumable_pytest "$d [1/$SHARDS]" "$py" "$root/build-progress-$d-1.txt" "$@" \
+    2>&1 | tee "$root/build-test-$d-1.log" || rc=1
+  for i in $(seq 2 "$SHARDS"); do
+    wait "${pids[$((i - 2))]}" || rc=1
+    printf '\n[test] ---- %s, shard %d/%d (from %s) ----\n' "$d" "$i" "$SHARDS" \
+      "$root/build-test-$d-$i.log"
+    cat "$root/build-test-$d-$i.log"
+  done
+  for i in $(seq 1 "$SHARDS"); do  # each shard's pytest summary, the last one it printed
+    printf '[test] %s [%d/%d]: %s\n' "$d" "$i" "$SHARDS" \
+      "$(grep -E '^=*.* in [0-9.]+s' "$root/build-test-$d-$i.log" | tail -n 1 | tr -d '=')"
+  done
+  return $rc
 }
 
 pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
@@ -67,7 +91,8 @@ pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
 }
 
 bash "$root/scripts/setup.sh" "$1" || exit 1
-domain=$((1 + ($$ % 100) * 2))  # 1..199; each background distro takes the next one
+slots=$((SHARDS * $#))  # ROS domains: one per shard of each distro, from a base of this run's
+domain=$((1 + ($$ % (200 / slots)) * slots))
 declare -A pid=()
 declare -A result=()
 n=0
@@ -81,8 +106,7 @@ for d in "${@:2}"; do
       echo "[test] $d: setup failed (see $(setup_log "$d"))"
       exit 2
     fi
-    export ROS_DOMAIN_ID=$((domain + n))
-    suite "$d" test/ros test/unit
+    suite "$d" $((domain + n * SHARDS)) test/ros test/unit
     rc=$?
     echo "[test] $d: setup and suite took $(minutes $((SECONDS - start)))"
     exit $rc
@@ -92,16 +116,15 @@ done
 
 failed=0
 start=$SECONDS
-[ "$#" -gt 1 ] && export ROS_DOMAIN_ID=$domain  # alone: each pytest picks its own
-if suite "$1" test; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
+if suite "$1" "$domain" test; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
 result[$1]+=" in $(minutes $((SECONDS - start)))"
 start=$SECONDS
-if pure_suite "$1"; then pure=passed; else pure=FAILED; failed=1; fi
+if ROS_DOMAIN_ID=$domain pure_suite "$1"; then pure=passed; else pure=FAILED; failed=1; fi
 pure+=" in $(minutes $((SECONDS - start)))"
 for d in "${@:2}"; do
   if wait "${pid[$d]}"; then result[$d]=passed; else result[$d]=FAILED; failed=1; fi
   printf '\n[test] ---- %s (from %s) ----\n' "$d" "$(test_log "$d")"
-  if [ "${result[$d]}" = passed ]; then tail -n 3 "$(test_log "$d")"; else tail -n 200 "$(test_log "$d")"; fi
+  if [ "${result[$d]}" = passed ]; then tail -n $((SHARDS + 1)) "$(test_log "$d")"; else tail -n 200 "$(test_log "$d")"; fi
 done
 printf '\n'
 for d in "$@"; do printf '[test] %s: %s\n' "$d" "${result[$d]}"; done

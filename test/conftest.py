@@ -3,12 +3,15 @@ guard: a test still running after HANG_S prints every thread's stack and ends th
 so a hang costs minutes and names itself instead of eating the CI's whole budget. And, with
 PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call and failure
 goes there, and a run with that file deselects what it lists as started: the runner
-(scripts/test_distros.sh) resumes a suite after the test the process ended in."""
+(scripts/test_distros.sh) resumes a suite after the test the process ended in. With
+PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the files collected
+(test/sharding.py), the runner's way of running a suite as several processes."""
 
 import faulthandler
 import os
 
 import pytest
+import sharding  # test/ is on sys.path (this conftest.py's folder, pytest's prepend import)
 
 # Set before any rclpy context exists; subprocesses started by tests inherit it.
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 200))
@@ -23,6 +26,7 @@ seen in the whole suite is rclpy's node destruction in a teardown, so it costs l
 
 
 PROGRESS = os.environ.get('PY_CONTROLLERS_TEST_PROGRESS')
+SHARD = os.environ.get('PY_CONTROLLERS_TEST_SHARD')
 
 _terminal_fd: list[int] = []
 
@@ -33,17 +37,27 @@ def _note(event: str, nodeid: str) -> None:
             progress.write(f'{event} {nodeid}\n')
 
 
+def _deselect(config, items, drop) -> None:
+    dropped = [item for item in items if drop(item)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not drop(item)]
+
+
 def pytest_collection_modifyitems(config, items):
+    if SHARD:  # first, on every file collected: a resumed shard runs the same files
+        i, n = sharding.parse_shard(SHARD)
+        shard_of = sharding.assign(
+            [item.nodeid.split('::')[0] for item in items], n, sharding.load_weights()
+        )
+        _deselect(config, items, lambda item: shard_of[item.nodeid.split('::')[0]] != i)
     if not PROGRESS or not os.path.exists(PROGRESS):
         return
     with open(PROGRESS) as progress:
         started = {
             line.split(' ', 1)[1].rstrip('\n') for line in progress if line.startswith('start ')
         }
-    keep = [item for item in items if item.nodeid not in started]
-    if len(keep) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item.nodeid in started])
-        items[:] = keep
+    _deselect(config, items, lambda item: item.nodeid in started)
 
 
 def pytest_runtest_logreport(report):
