@@ -59,9 +59,10 @@ suite() {  # distro domain tier...: pytest in its venv (from the repository root
   local -a pids=()
   shift 2
   py="$(venv_of "$d")/bin/python"
-  printf '[test] %s: rclpy %s; hot path: %s; %s in %d shards\n' "$d" \
+  printf '[test] %s: rclpy %s; hot path: %s; %s in %d shards (ROS domains from %d)\n' "$d" \
     "$("$py" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')" \
-    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*" "$SHARDS"
+    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*" "$SHARDS" \
+    "$domain"
   for i in $(seq 2 "$SHARDS"); do
     ROS_DOMAIN_ID=$((domain + i - 1)) PY_CONTROLLERS_TEST_SHARD="$i/$SHARDS" \
       resumable_pytest "$d [$i/$SHARDS]" "$py" "$root/build-progress-$d-$i.txt" "$@" \
@@ -91,8 +92,10 @@ pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
 }
 
 bash "$root/scripts/setup.sh" "$1" || exit 1
-slots=$((SHARDS * $#))  # ROS domains: one per shard of each distro, from a base of this run's
-domain=$((1 + ($$ % (200 / slots)) * slots))
+# ROS domains: one per shard of each distro, from a base of this run's, all within 1..101
+# (above that, a domain's ports fall among the ephemeral ones Linux hands out)
+slots=$((SHARDS * $#))
+domain=$((1 + ($$ % (100 / slots)) * slots))
 declare -A pid=()
 declare -A result=()
 n=0

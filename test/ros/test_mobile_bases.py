@@ -91,21 +91,29 @@ def test_mecanum_sideways_drives_y_only(base):
         '/mecanum_drive_controller/tf_odometry',
         '/mecanum_drive_controller/controller_state',
     )
-    drive(cm, REFERENCE, lambda: ctrl.odometry.y > 0.2, vy=0.5)
+    # the realtime publisher sends from its own thread and may skip cycles (on a loaded host,
+    # every cycle for a while): drive on until a message past y 0.1 of each kind has come,
+    # so each was sent while moving (after reference_timeout the base stops)
+    drive(
+        cm,
+        REFERENCE,
+        lambda: (
+            ctrl.odometry.y > 0.2
+            and any(m.pose.pose.position.y > 0.1 for m in odom)
+            and any(m.transforms[0].transform.translation.y > 0.1 for m in tf)
+            and any(s.reference_velocity.linear.y == 0.5 for s in state)
+        ),
+        vy=0.5,
+    )
     # (0, 0.5, 0): fl -10, fr +10, rr -10, rl +10
     assert mecanum_wheels(cm) == pytest.approx((-10.0, 10.0, -10.0, 10.0))
     assert ctrl.odometry.x == pytest.approx(0.0, abs=1e-12)
     assert ctrl.odometry.heading == pytest.approx(0.0, abs=1e-12)
-    # the realtime publisher may skip cycles: the first message past y 0.1 was sent while
-    # moving (cycles run on while we wait; after reference_timeout the base stops)
-    assert cm.run_until(lambda: any(m.pose.pose.position.y > 0.1 for m in odom))
     last = next(m for m in odom if m.pose.pose.position.y > 0.1)
     assert last.pose.pose.position.x == pytest.approx(0.0, abs=1e-12)
     assert last.twist.twist.linear.y == pytest.approx(0.5)
     assert last.twist.twist.linear.x == pytest.approx(0.0, abs=1e-12)
     assert last.header.frame_id == 'odom' and last.child_frame_id == 'base_link'
-    assert cm.run_until(lambda: any(m.transforms[0].transform.translation.y > 0.1 for m in tf))
-    assert cm.run_until(lambda: any(s.reference_velocity.linear.y == 0.5 for s in state))
     moving = next(s for s in state if s.reference_velocity.linear.y == 0.5)
     assert moving.header.frame_id == 'odom'
 
@@ -159,14 +167,19 @@ def test_omni_sideways_drives_y_only(base):
     odom = cm.harness.subscribe(Odometry, '/omni_wheel_drive_controller/odom')
     tf = cm.harness.subscribe(TFMessage, '/tf', 100)
     matched(cm, ctrl, '/omni_wheel_drive_controller/odom', '/tf')
-    drive(cm, OMNI_CMD, lambda: ctrl.odometry.y > 0.2, vy=0.5)
+    # drive on until a message past y 0.1 has come: sent while moving (see the mecanum test)
+    drive(
+        cm,
+        OMNI_CMD,
+        lambda: ctrl.odometry.y > 0.2 and any(m.pose.pose.position.y > 0.1 for m in odom),
+        vy=0.5,
+    )
     # cos(0) = 1, cos(120) = cos(240) = -0.5: (-10, 5, 5)
     assert omni_wheels(cm) == pytest.approx((-10.0, 5.0, 5.0))
     # odometry from the integrated wheel positions: y only
     assert ctrl.odometry.x == pytest.approx(0.0, abs=1e-9)
     assert ctrl.odometry.heading == pytest.approx(0.0, abs=1e-9)
     assert ctrl.odometry.vy == pytest.approx(0.5)
-    assert cm.run_until(lambda: any(m.pose.pose.position.y > 0.1 for m in odom))
     moving = next(m for m in odom if m.pose.pose.position.y > 0.1)
     assert moving.pose.pose.position.x == pytest.approx(0.0, abs=1e-9)
     assert moving.twist.twist.linear.y == pytest.approx(0.5)

@@ -249,7 +249,11 @@ def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
 
         assert ros.spin_until(
             until_sent(pub, [2.0], lambda: sim_states and turntable_velocity() == 2.0)
-        ), sim.output()
+        ), (
+            f'{len(sim_states)} states heard, {len(commands)} commands heard, the last '
+            f'turntable velocity {turntable_velocity() if sim_states else None}\n'
+            f'simulator:\n{sim.output()}\nmanager:\n{manager.output()[-3000:]}'
+        )
         assert manager.stop() == 0, manager.output()
         assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
         assert commands[-1].velocity[3] == 0.0
