@@ -104,27 +104,40 @@ def loop_table(windows: LoopWindows, targets: list) -> None:
     ]
 
 
-def cost_table(runs: dict[int, dict], warm: dict[str, float], targets: list) -> None:
+def cost_table(
+    runs: dict[int, dict], warm: dict[str, float], targets: list, pure: dict | None = None
+) -> None:
+    """Table 2; `pure`: the 1 kHz run with the pure Python hot path, a column beside it."""
     print('\n## 2. Per-cycle cost, demo robot under load (us)\n')
-    rates = sorted(runs)
-    headers = ['part'] + [f'{r} Hz {k}' for r in rates for k in ('mean', 'p99')]
+    columns = [(f'{r} Hz', runs[r]) for r in sorted(runs)]
+    if pure is not None:
+        columns.append(('1000 Hz pure Python', pure))
+    headers = ['part'] + [f'{label} {k}' for label, _ in columns for k in ('mean', 'p99')]
     parts = [('read + update + write', 'execution'), ('read (3 components)', 'read')]
     parts.append(('write', 'write'))
     rows = [
-        [label] + [runs[r][key][k] for r in rates for k in ('mean_us', 'p99_us')]
+        [label] + [run[key][k] for _, run in columns for k in ('mean_us', 'p99_us')]
         for label, key in parts
     ]
-    names = sorted(set().union(*(runs[r]['controllers'] for r in rates)))
+    names = sorted(set().union(*(run['controllers'] for _, run in columns)))
     for name in names:
         rows.append(
             [f'update: {name}']
             + [
-                runs[r]['controllers'].get(name, {}).get(k, 0.0)
-                for r in rates
+                run['controllers'].get(name, {}).get(k, 0.0)
+                for _, run in columns
                 for k in ('mean_us', 'p99_us')
             ]
         )
     print(table(headers, rows))
+    if pure is not None and 1000 in runs:
+        built, plain = runs[1000]['execution']['mean_us'], pure['execution']['mean_us']
+        gain = 100 * (plain - built) / plain
+        print(
+            f'\nThe hot path at 1 kHz: {compiled.variant()} {built:.0f} us, pure Python '
+            f'{plain:.0f} us (the compiled one {abs(gain):.0f} % '
+            f'{"faster" if gain >= 0 else "slower"}; one window each, one after the other).'
+        )
     print(
         f'\nThe same 1 kHz cycle run back to back in one process: mean {warm["mean"]:.0f} us '
         f'(p99 {warm["p99"]:.0f}) with every message filled and sent between cycles, as in the '
@@ -383,7 +396,10 @@ def run_tables(args: argparse.Namespace) -> None:
             if 1000 not in runs:
                 runs[1000] = demo_run(1000, args.seconds)
             runs[100] = demo_run(100, args.seconds)
-            cost_table(runs, warm_cycle_us(), targets)
+            pure = None
+            if not compiled.variant().startswith('pure'):
+                pure = demo_run(1000, args.seconds, env={compiled.PURE_ENV: '1'})
+            cost_table(runs, warm_cycle_us(), targets, pure)
 
         guarded('2. Per-cycle cost', cost, targets, COST_TARGETS)
     if 'latency' in args.only:

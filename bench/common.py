@@ -62,12 +62,17 @@ def running_manager(
     *,
     rate_hz: int,
     params: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[ManagerProcess, RosHarness, Any]]:
-    """ros2_control_node at `rate_hz` with `controllers` spawned; (process, harness, client)."""
+    """ros2_control_node at `rate_hz` with `controllers` spawned (`env`: more environment for
+    the manager process); (process, harness, client)."""
     with tempfile.TemporaryDirectory() as folder:
         files = [*params_files, rate_file(rate_hz, Path(folder))]
         params = {**MANAGER_PARAMS, **(params or {})}
-        with ManagerProcess(files, urdf, params=params) as proc, RosHarness('bench') as ros:
+        with (
+            ManagerProcess(files, urdf, params=params, env=env) as proc,
+            RosHarness('bench') as ros,
+        ):
             result = run_tool(
                 'spawner',
                 *controllers,
@@ -83,7 +88,7 @@ def running_manager(
 
 
 def running_demo(
-    rate_hz: int, params: dict[str, Any] | None = None
+    rate_hz: int, params: dict[str, Any] | None = None, env: dict[str, str] | None = None
 ) -> AbstractContextManager[tuple[ManagerProcess, RosHarness, Any]]:
     """`running_manager` with the demo robot and its four controllers."""
     return running_manager(
@@ -92,6 +97,7 @@ def running_demo(
         DEMO_CONTROLLERS,
         rate_hz=rate_hz,
         params=params,
+        env=env,
     )
 
 

@@ -56,9 +56,12 @@ def sine_goal(start: list[float], duration_s: float) -> FollowJointTrajectory.Go
     return goal
 
 
-def demo_run(rate_hz: int, seconds: float, params: dict | None = None) -> dict:
-    """Statistics of ros2_control_node running the demo at `rate_hz` under load."""
-    with running_demo(rate_hz, params) as (proc, ros, cm), listening(ros, DEMO_STATE_TOPICS):
+def demo_run(
+    rate_hz: int, seconds: float, params: dict | None = None, env: dict[str, str] | None = None
+) -> dict:
+    """Statistics of ros2_control_node running the demo at `rate_hz` under load (`env`:
+    more environment for the manager, e.g. the pure Python hot path)."""
+    with running_demo(rate_hz, params, env) as (proc, ros, cm), listening(ros, DEMO_STATE_TOPICS):
         states: list[JointState] = []
         start = ros.node.create_subscription(JointState, '/joint_states', states.append, 10)
         if not ros.spin_until(lambda: bool(states), WAIT_S):
