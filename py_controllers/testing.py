@@ -9,6 +9,7 @@ own, so numbers depend on cycle counts only. `ManagerProcess` starts the real
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -154,6 +155,11 @@ class SteppedManager:
         use_sim_time: bool = False,
     ) -> None:
         self.harness = harness
+        # an earlier manager of this process that only the cycle collector would free keeps
+        # its child loggers ('controller_manager.resource_manager...') registered with rcl's
+        # rosout, bound to its destroyed node's publisher; rcl then hands this manager's
+        # loggers of the same names that publisher, and their lines never reach /rosout
+        gc.collect()
         overrides = [Parameter('use_sim_time', value=True)] if use_sim_time else []
         self.node = ControllerManagerRuntime(
             harness.executor,

@@ -5,6 +5,7 @@ cannot apply, a refused mode switch), watches every rcl logger call made under a
 point, and then finds the line on /rosout."""
 
 import contextlib
+import gc
 import math
 import sys
 from typing import Any
@@ -158,3 +159,33 @@ def test_mock_hardware_mode_switch_refusal_is_handed_to_the_executor(base_cm):
         base_cm.harness.spin_until, "joint 'left_wheel_joint': only one of position/velocity"
     )
     assert math.isfinite(base_cm.state('left_wheel_joint/position'))
+
+
+def test_a_later_manager_in_the_process_still_logs_its_components_on_rosout():
+    """rcl keeps a child logger's rosout entry while the logger lives, bound to its node's
+    publisher: an earlier manager that only the cycle collector frees (here: a cycle holds
+    it, and the collector does not run by itself) left
+    'controller_manager.resource_manager.DiffBot' bound to its destroyed node, and the next
+    manager's lines of that name never reached /rosout (seen after the JTC tests in one
+    process). SteppedManager collects such leftovers before it starts."""
+    gc.disable()
+    try:
+        harness, earlier = stepped('loop_logging', CONFIG / 'diffbot_controllers.yaml', MOCK_BASE)
+        earlier.shutdown()
+        harness.close()
+        cycle: list = [earlier]
+        cycle.append(cycle)
+        del earlier, cycle, harness  # unreachable now, but not freed until collected
+        harness, cm = stepped('loop_logging', CONFIG / 'diffbot_controllers.yaml', MOCK_BASE)
+    finally:
+        gc.enable()
+    try:
+        rosout = cm.harness.subscribe_rosout()
+        component = cm.manager.rm.components['DiffBot'].component
+        component.prepare_command_mode_switch(
+            ['left_wheel_joint/position', 'left_wheel_joint/velocity'], []
+        )
+        rosout.wait_for(cm.harness.spin_until, "joint 'left_wheel_joint': only one of position")
+    finally:
+        cm.shutdown()
+        harness.close()
