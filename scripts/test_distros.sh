@@ -4,7 +4,10 @@
 # foreground; every other distro is set up and tested at the same time, in the background
 # (its output in build-test-<distro>.log, shown at the end). Each suite runs as SHARDS pytest
 # processes side by side (test/sharding.py splits the files), each on a ROS domain of its own:
-# a test process mostly waits (for processes, discovery, messages), about a third of a core.
+# a test process mostly waits (for processes, discovery, messages), about a third of a core,
+# but its managers and simulators are real-time loops; one shard per two cores (on 2 cores,
+# two shards per distro starved them: watchdog exits and late messages in 3-6 tests a run).
+# PY_CONTROLLERS_TEST_SHARDS sets the number.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ "$#" -gt 0 ] || set -- kilted
@@ -12,7 +15,12 @@ venv_of() { if [ "$1" = jazzy ]; then echo "$root/.venv-jazzy"; else echo "$root
 setup_log() { echo "$root/build-setup-$1.log"; }
 test_log() { echo "$root/build-test-$1.log"; }
 minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
-SHARDS=2
+half_the_cores=$(($(nproc) / 2))
+SHARDS="${PY_CONTROLLERS_TEST_SHARDS:-$((half_the_cores > 1 ? half_the_cores : 1))}"
+if ! [[ "$SHARDS" =~ ^([1-9]|1[0-9]|2[0-5])$ ]]; then  # 25: ROS domains 1..101 for two distros
+  echo "[test] PY_CONTROLLERS_TEST_SHARDS must be a whole number from 1 to 25, got '$SHARDS'"
+  exit 2
+fi
 
 # The pure Python variant of the hot path (py_controllers/compiled.py), run after the first
 # distro's suite: the unit tier and the ros tests of the compiled modules' users.
