@@ -100,8 +100,14 @@ DEFAULTS: dict[str, Any] = {
     'use_sim_time': False,
 }
 READ_AT_START = frozenset(DEFAULTS) | {'cpu_affinity', 'use_sim_time'}
-EMERGENCY_WRITE_S = 0.5  # the second signal's final-write attempt
-EMERGENCY_LOCK_S = 0.3  # the second signal's wait for a cycle under way to end
+# The second signal's bounds, one per step (about 3 s at worst): long enough for a starved
+# process (two busy loops beside it) to finish a cycle, a release and a write that are only
+# slow, short enough that a stuck one does not hold the exit for long. At 0.3 / 0.3 / 0.5 s,
+# Other's final write in test_signal_sequences.py did not end before the exit once, on a
+# host running four test processes: its last write stayed at the commanded 1.5.
+EMERGENCY_LOCK_S = 1.0  # the wait for a cycle under way to end
+EMERGENCY_RELEASE_S = 1.0  # the release transaction without the controllers' hooks
+EMERGENCY_WRITE_S = 1.0  # the final-write attempt
 SHUTDOWN_BOUND_S = 20.0  # the safe stop's own bounds add up to about 10 s
 
 
@@ -370,7 +376,9 @@ class ControllerManagerRuntime:
         locked = cm.cycle_lock.acquire(timeout=EMERGENCY_LOCK_S)
         ending = [n for n, spec in list(cm.controllers.items()) if cm.is_running(n) or spec.claimed]
         run_each_bounded(
-            {'release': lambda: release(cm, ending, run_hooks=False)}, EMERGENCY_LOCK_S, 'emergency'
+            {'release': lambda: release(cm, ending, run_hooks=False)},
+            EMERGENCY_RELEASE_S,
+            'emergency',
         )
         cm.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S, loop_stuck=not locked)
 

@@ -10,7 +10,8 @@ import json
 import signal
 import time
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from safety_rig import robot
 from sensor_msgs.msg import JointState
@@ -78,6 +79,8 @@ def drive(manager, ros):
         max_size=3,
     )
 )
+# found in a starved run (four test processes on 2 cores): Other's last write stayed 1.5
+@example(sequence=[(signal.SIGTERM, 0.3), (signal.SIGTERM, 1.0)])
 def test_after_any_signal_sequence_each_components_last_write_is_its_holds(
     tmp_path_factory, sequence
 ):
@@ -94,4 +97,5 @@ def test_after_any_signal_sequence_each_components_last_write_is_its_holds(
     for name, holds in HOLDS.items():
         last = json.loads(records[name].read_text())['last_write']
         broken = last_write_holds(last, holds)
-        assert broken == [], (sequence, broken, manager.output())
+        if broken:  # the whole output: which bound ran out is in its last lines
+            pytest.fail(f'{sequence}: {broken}\n{manager.output()}')
