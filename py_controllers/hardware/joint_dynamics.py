@@ -36,10 +36,16 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-MODE_PASSIVE = 0
-MODE_EFFORT = 1
-MODE_VELOCITY = 2
-MODE_POSITION = 3
+from py_controllers.hardware.joint_step import (
+    MODE_EFFORT,
+    MODE_PASSIVE,
+    MODE_POSITION,
+    MODE_VELOCITY,
+    JointConstants,
+    step_joints,
+)
+
+__all__ = ['MODE_EFFORT', 'MODE_PASSIVE', 'MODE_POSITION', 'MODE_VELOCITY']
 
 _INF = math.inf
 
@@ -120,11 +126,15 @@ class FixedStepIntegrator:
         """Advance the state by one step of `dt_s`."""
         raise NotImplementedError
 
+    def steps_for(self, period_ns: int) -> int:
+        """The whole steps `period_ns` (with the carried remainder) makes, at most
+        `max_substeps`; the new remainder is carried."""
+        steps, self._debt_ns = steps_for_period(self._debt_ns, period_ns, self.dt_ns)
+        return steps if steps <= self.max_substeps else self.max_substeps
+
     def advance_ns(self, period_ns: int) -> int:
         """Simulate `period_ns` nanoseconds in whole steps; returns the steps run."""
-        steps, self._debt_ns = steps_for_period(self._debt_ns, period_ns, self.dt_ns)
-        if steps > self.max_substeps:
-            steps = self.max_substeps
+        steps = self.steps_for(period_ns)
         for _ in range(steps):
             self.step()
         return steps
@@ -150,7 +160,7 @@ class JointDynamics(FixedStepIntegrator):
     ) -> None:
         super().__init__(sim_dt_s, max_substeps)
         dt = self.dt_s
-        self._joints = [_JointConstants.of(j, dt) for j in joints]
+        self._joints = [joint_constants(j, dt) for j in joints]
         self._has_stops = any(
             math.isfinite(j.lower) or math.isfinite(j.upper) for j in self._joints
         )
@@ -180,124 +190,54 @@ class JointDynamics(FixedStepIntegrator):
 
     def step(self) -> None:
         """Advance every joint by one internal step `dt_s`."""
-        dt = self.dt_s
-        position, velocity, command, mode = self.position, self.velocity, self.command, self.mode
-        has_stops = self._has_stops
-        for i, c in enumerate(self._joints):
-            q = position[i]
-            v = velocity[i]
-            m = mode[i]
-            if m == MODE_PASSIVE and c.holding_brake:
-                self.acceleration[i] = -v / dt
-                velocity[i] = 0.0
-                self.effort[i] = 0.0
-                continue
-            gravity_torque = c.neg_gravity * math.cos(q) if c.neg_gravity else 0.0
-            max_e = c.max_effort
-            servo = m >= MODE_VELOCITY
-            if servo:
-                cmd = command[i]
-                if m == MODE_POSITION:
-                    goal = c.lower if cmd < c.lower else cmd
-                    error = (c.upper if goal > c.upper else goal) - q
-                    brake = c.brake_off + 0.5 * (
-                        math.sqrt(c.brake_adt_sq + c.brake_8a * abs(error)) - c.brake_adt
-                    )
-                    target_v = c.alpha_p * error / dt
-                    target_v = brake if target_v > brake else target_v
-                    target_v = -brake if target_v < -brake else target_v
-                else:
-                    target_v = v + c.alpha_v * (cmd - v)
-                max_v = c.max_velocity
-                target_v = max_v if target_v > max_v else target_v
-                target_v = -max_v if target_v < -max_v else target_v
-                # The effort that lands the implicit update below exactly on target_v.
-                needed = (c.implicit_mass * target_v - c.inertia * v) / dt - gravity_torque
-                if c.friction:
-                    needed += c.friction * _sign(target_v)
-                tau = needed
-            else:
-                tau = command[i] if m == MODE_EFFORT else 0.0
-            tau = max_e if tau > max_e else tau
-            tau = -max_e if tau < -max_e else tau
+        self._step(1)
 
-            # Implicit damping and Coulomb friction: solve
-            #   I (v' - v) = dt (tau + tau_g - b v' - Fc s),  s in sgn(v')
-            momentum = c.inertia * v + dt * (tau + gravity_torque)
-            if c.friction:
-                momentum = _sign(momentum) * max(abs(momentum) - c.friction_impulse, 0.0)
-            new_v = momentum * c.inv_implicit_mass
-            if servo and abs(needed) <= max_e:
-                new_v = target_v  # the servo's effort was within limits: no rounding
-            max_v = c.max_velocity
-            new_v = max_v if new_v > max_v else new_v
-            new_v = -max_v if new_v < -max_v else new_v
+    def advance_ns(self, period_ns: int) -> int:
+        """Simulate `period_ns` nanoseconds in whole steps (all in one call of the step
+        arithmetic, unless a subclass overrides `step`); returns the steps run."""
+        if type(self).step is not JointDynamics.step:
+            return super().advance_ns(period_ns)
+        steps = self.steps_for(period_ns)
+        self._step(steps)
+        return steps
 
-            new_q = q + dt * new_v
-            if has_stops:
-                # Hard stops: hold at the limit and drop any velocity pointing into it.
-                new_q = c.lower if new_q < c.lower else new_q
-                new_q = c.upper if new_q > c.upper else new_q
-                if (new_q >= c.upper and new_v > 0.0) or (new_q <= c.lower and new_v < 0.0):
-                    new_v = 0.0
-
-            self.acceleration[i] = (new_v - v) / dt
-            position[i] = new_q
-            velocity[i] = new_v
-            self.effort[i] = tau
-
-
-def _sign(x: float) -> float:
-    return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
-
-
-@dataclass(frozen=True, slots=True)
-class _JointConstants:
-    """One joint's parameters with the per-step constants worked out once."""
-
-    inertia: float
-    friction: float
-    neg_gravity: float
-    lower: float
-    upper: float
-    max_velocity: float
-    max_effort: float
-    alpha_v: float
-    alpha_p: float
-    implicit_mass: float
-    inv_implicit_mass: float
-    friction_impulse: float
-    brake_8a: float
-    brake_adt: float
-    brake_adt_sq: float
-    brake_off: float
-    holding_brake: bool
-
-    @classmethod
-    def of(cls, j: JointParams, dt: float) -> _JointConstants:
-        implicit_mass = j.inertia + dt * j.damping
-        # Braking curve of the position servo: the fastest approach from which the joint
-        # can still stop on the target in whole steps at the deceleration its effort
-        # limit allows (gravity ignored): v <= (sqrt((a dt)^2 + 8 a |e|) - a dt) / 2.
-        decel = j.max_effort / j.inertia
-        has_brake = math.isfinite(decel)
-        brake_adt = dt * decel if has_brake else 0.0
-        return cls(
-            inertia=j.inertia,
-            friction=j.friction,
-            neg_gravity=-j.gravity,
-            lower=j.lower,
-            upper=j.upper,
-            max_velocity=j.max_velocity,
-            max_effort=j.max_effort,
-            alpha_v=first_order_gain(dt, j.velocity_time_constant_s),
-            alpha_p=first_order_gain(dt, j.position_time_constant_s),
-            implicit_mass=implicit_mass,
-            inv_implicit_mass=1.0 / implicit_mass,
-            friction_impulse=dt * j.friction,
-            brake_8a=8.0 * decel if has_brake else 0.0,
-            brake_adt=brake_adt,
-            brake_adt_sq=brake_adt**2,
-            brake_off=0.0 if has_brake else _INF,
-            holding_brake=j.holding_brake,
+    def _step(self, steps: int) -> None:
+        step_joints(
+            self._joints,
+            self.position,
+            self.velocity,
+            self.acceleration,
+            self.effort,
+            self.command,
+            self.mode,
+            self.dt_s,
+            self._has_stops,
+            steps,
         )
+
+
+def joint_constants(j: JointParams, dt: float) -> JointConstants:
+    """`j` with the per-step constants of a step of `dt` worked out once."""
+    implicit_mass = j.inertia + dt * j.damping
+    # Braking curve of the position servo: the fastest approach from which the joint
+    # can still stop on the target in whole steps at the deceleration its effort
+    # limit allows (gravity ignored): v <= (sqrt((a dt)^2 + 8 a |e|) - a dt) / 2.
+    decel = j.max_effort / j.inertia
+    has_brake = math.isfinite(decel)
+    return JointConstants(
+        inertia=j.inertia,
+        friction=j.friction,
+        neg_gravity=-j.gravity,
+        lower=j.lower,
+        upper=j.upper,
+        max_velocity=j.max_velocity,
+        max_effort=j.max_effort,
+        alpha_v=first_order_gain(dt, j.velocity_time_constant_s),
+        alpha_p=first_order_gain(dt, j.position_time_constant_s),
+        implicit_mass=implicit_mass,
+        friction_impulse=dt * j.friction,
+        brake_8a=8.0 * decel if has_brake else 0.0,
+        brake_adt=dt * decel if has_brake else 0.0,
+        brake_off=0.0 if has_brake else _INF,
+        holding_brake=j.holding_brake,
+    )
