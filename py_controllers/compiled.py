@@ -42,7 +42,7 @@ MODULES = (
     'py_controllers.joint_limits.helpers',
     'py_controllers.joint_limits.limits',
     'py_controllers.joint_limits.saturation_limiter',
-    'py_controllers.hardware.joint_step',
+    'py_controllers.hardware.sim_steps',
 )
 """The modules a cycle runs through that gain from compiling (A/B of instruction counts per
 cycle in docs/speed.md); plain Python either way."""

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from py_controllers.hardware.joint_dynamics import FixedStepIntegrator, first_order_gain
+from py_controllers.hardware.sim_steps import step_wheels
 
 _INF = math.inf
 
@@ -53,7 +54,7 @@ class WheelParams:
 
 
 class WheelDynamics(FixedStepIntegrator):
-    """Independent wheel motors, stepped wheel by wheel in plain Python.
+    """Independent wheel motors, stepped wheel by wheel (`sim_steps.step_wheels`).
 
     `position` and `velocity` (lists) are the true state; `command` holds each wheel's
     velocity command. Read what a driver would report with `measure`.
@@ -99,16 +100,16 @@ class WheelDynamics(FixedStepIntegrator):
 
     def step(self) -> None:
         """Advance every wheel by one internal step `dt_s`."""
-        dt = self.dt_s
-        position, velocity, command = self.position, self.velocity, self.command
-        for i, (alpha, max_v, max_dv) in enumerate(self._motors):
-            v = velocity[i]
-            target = command[i]
-            target = max_v if target > max_v else (-max_v if target < -max_v else target)
-            dv = alpha * (target - v)
-            v += max_dv if dv > max_dv else (-max_dv if dv < -max_dv else dv)
-            velocity[i] = v
-            position[i] += dt * v
+        step_wheels(self._motors, self.position, self.velocity, self.command, self.dt_s, 1)
+
+    def advance_ns(self, period_ns: int) -> int:
+        """Simulate `period_ns` nanoseconds in whole steps (all in one call of the step
+        arithmetic, unless a subclass overrides `step`); returns the steps run."""
+        if type(self).step is not WheelDynamics.step:
+            return super().advance_ns(period_ns)
+        steps = self.steps_for(period_ns)
+        step_wheels(self._motors, self.position, self.velocity, self.command, self.dt_s, steps)
+        return steps
 
     def measure(self) -> tuple[list[float], list[float]]:
         """(encoder positions, noisy velocities) as a driver would report them.

@@ -36,7 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from py_controllers.hardware.joint_step import (
+from py_controllers.hardware.sim_steps import (
     MODE_EFFORT,
     MODE_PASSIVE,
     MODE_POSITION,
@@ -141,7 +141,7 @@ class FixedStepIntegrator:
 
 
 class JointDynamics(FixedStepIntegrator):
-    """Any number of independent rigid joints, stepped joint by joint in plain Python.
+    """Any number of independent rigid joints, stepped joint by joint (`sim_steps.step_joints`).
 
     `position`, `velocity`, `acceleration` (over the last internal step) and `effort`
     (the applied motor effort) are the state, as lists; choose each joint's mode with

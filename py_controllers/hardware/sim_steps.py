@@ -1,7 +1,8 @@
-"""The arithmetic of one internal step of `JointDynamics` (joint_dynamics.py explains the
-model): each joint's constants, and the step over every joint. A module of its own so
-that mypyc can compile it (py_controllers/compiled.py) while `JointDynamics`, which users
-subclass, stays interpreted; plain Python either way, no ROS."""
+"""The arithmetic of the simulated hardware's fixed internal steps: the joints of
+`JointDynamics` (joint_dynamics.py explains the model, with each joint's constants) and the
+wheel motors of `WheelDynamics` (diffbot_dynamics.py). A module of its own so that mypyc
+can compile it (py_controllers/compiled.py) while those classes, which users subclass, stay
+interpreted; plain Python either way, no ROS."""
 
 from __future__ import annotations
 
@@ -136,3 +137,25 @@ def step_joints(
 
 def _sign(x: float) -> float:
     return 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0)
+
+
+def step_wheels(
+    motors: list[tuple[float, float, float]],
+    position: list[float],
+    velocity: list[float],
+    command: list[float],
+    dt: float,
+    steps: int,
+) -> None:
+    """Advance every wheel motor by `steps` internal steps of `dt`, in place: the velocity
+    follows the command as a first-order lag (`motors`: per wheel the lag's gain per step,
+    the velocity limit and the largest velocity change per step), the position follows."""
+    for _ in range(steps):
+        for i, (alpha, max_v, max_dv) in enumerate(motors):
+            v = velocity[i]
+            target = command[i]
+            target = max_v if target > max_v else (-max_v if target < -max_v else target)
+            dv = alpha * (target - v)
+            v += max_dv if dv > max_dv else (-max_dv if dv < -max_dv else dv)
+            velocity[i] = v
+            position[i] += dt * v
