@@ -51,7 +51,9 @@ def test_a_slow_async_component_does_not_slow_the_loop(harness, policy):
             missed = stats.missed_periods - missed0
         assert fast_reads >= 100  # the synchronous component: every cycle
         assert 5 <= slow_reads <= 30  # ~20 in 1 s at 50 ms each (synchronous: would stall)
-        assert missed <= 20, missed  # synchronous, each read would cost 4 missed periods
+        # synchronous, every read would cost 4 missed periods: ~400 here; generous for a
+        # starved host, where the loop itself misses some (up to 20 seen with two busy loops)
+        assert missed <= 100, missed
         assert node.loop._thread.ident not in slow.io_threads  # never in the loop thread
         assert slow.writes > 0  # write() runs after read() while the component is active
     finally:
