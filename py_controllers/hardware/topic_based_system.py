@@ -37,7 +37,9 @@ release: the same kind, with the hold value). Its command goes in that kind's ar
 others get NaN ("no command": our stand-in reads it so; check what your simulator does with
 NaN when its joints have several command interfaces); arrays of kinds no joint has stay
 empty, so with one command interface per joint the message is upstream's. A change of kind
-is sent at once, whatever the threshold. Anything else upstream does not have (sensors,
+is sent at once, whatever the threshold, and so are the commands when a subscriber joins the
+commands topic (ours: a simulator started or restarted after the manager gets a velocity
+or effort command that no longer changes). Anything else upstream does not have (sensors,
 gpios, other parameters) is refused at on_init with one line.
 """
 
@@ -178,6 +180,7 @@ class TopicBasedSystem(OneCommandPerJoint, SystemInterface):
         self._drive = [self._first_kind(i) for i in range(n)]
         self._last_sent = [math.nan] * n
         self._mode_changed = True  # the first write tells the simulator where to hold
+        self._joins_seen = 0  # a subscriber that joins later gets the commands at once
         for kind in KINDS:  # as upstream: commands start at the state's initial value
             for i, handle in enumerate(self._command[kind]):
                 if handle is not None:
@@ -303,16 +306,22 @@ class TopicBasedSystem(OneCommandPerJoint, SystemInterface):
                     )
 
     def write(self, time: Any, period: Any) -> ReturnType:
-        """Publish the commands when they differ from the robot by more than the threshold
-        (or a joint changed its command mode)."""
+        """Publish the commands when they differ from the robot by more than the threshold, a
+        joint changed its command mode, or a subscriber joined the commands topic."""
         bridge = self._bridge
         if bridge is None:
             return ReturnType.OK
-        if not self._mode_changed and self._difference() <= self.threshold:
+        joins = bridge.joins
+        if (
+            not self._mode_changed
+            and joins == self._joins_seen
+            and self._difference() <= self.threshold
+        ):
             return ReturnType.OK
         publisher = bridge.commands
         if not publisher.trylock():
             return ReturnType.OK  # the previous one is still on its way: next cycle
+        self._joins_seen = joins
         msg = publisher.msg
         ns = int(getattr(time, 'nanoseconds', 0))
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(ns, 1_000_000_000)

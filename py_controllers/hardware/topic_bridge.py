@@ -3,8 +3,9 @@
 The control loop never calls rclpy here: incoming JointState messages are turned into one
 tuple of per-joint values in the subscription callback (executor thread) and put in a
 RealtimeBox; outgoing commands go through a RealtimePublisher (try-lock, published by the
-shared publishing thread). The node lives in rclpy's default context, the one
-`ros2_control_node` initializes.
+shared publishing thread). `joins` counts subscribers matching the commands publisher, so the
+component can send its commands again to a simulator that came late. The node lives in
+rclpy's default context, the one `ros2_control_node` initializes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import rclpy
+from rclpy.event_handler import PublisherEventCallbacks, QoSPublisherMatchedInfo
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import QoSProfile, qos_profile_sensor_data
@@ -54,7 +56,13 @@ class TopicBridge:
         self.states: RealtimeBox[StateSample | None] = RealtimeBox(None)
         self.malformed = 0
         self.node = Node(node_name)
-        publisher = self.node.create_publisher(JointState, commands_topic, QoSProfile(depth=1))
+        self.joins = 0
+        publisher = self.node.create_publisher(
+            JointState,
+            commands_topic,
+            QoSProfile(depth=1),
+            event_callbacks=PublisherEventCallbacks(matched=self._on_matched),
+        )
         self.commands = RealtimePublisher(publisher, JointState())
         self.node.create_subscription(
             JointState, states_topic, self._on_state, qos_profile_sensor_data
@@ -71,6 +79,11 @@ class TopicBridge:
                 self._executor.spin_once(timeout_sec=0.05)
         except ExternalShutdownException:
             pass
+
+    def _on_matched(self, info: QoSPublisherMatchedInfo) -> None:
+        """Count subscribers joining the commands (a simulator started or restarted later)."""
+        if info.current_count_change > 0:
+            self.joins += 1
 
     def _on_state(self, msg: JointState) -> None:
         names, pos, vel, eff = msg.name, msg.position, msg.velocity, msg.effort
