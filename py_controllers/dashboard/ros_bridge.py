@@ -16,12 +16,14 @@ import contextlib
 import logging
 import threading
 import time
+import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import rclpy
+from action_msgs.srv import CancelGoal
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.action import ActionClient
@@ -30,6 +32,7 @@ from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
+from unique_identifier_msgs.msg import UUID
 
 LOG = logging.getLogger('py_controllers.dashboard')
 
@@ -261,10 +264,14 @@ class RosBridge:
         self, action_type: Any, name: str, goal: Any, *, accept_timeout_s: float = 5.0
     ) -> Goal:
         """Send `goal`; returns once the server accepted it (raises NotAvailableError, or
-        CallFailedError when rejected or not answered in time)."""
+        CallFailedError when rejected or not answered in time). A goal not answered in time
+        is canceled: its answer may only have been lost (a server that has not yet matched
+        this client drops it), and a goal the page reports as failed must not run unseen."""
         loop = asyncio.get_running_loop()
         accepted: asyncio.Future = loop.create_future()
         result: asyncio.Future = loop.create_future()
+        goal_id = UUID(uuid=list(uuid.uuid4().bytes))
+        given_up = threading.Event()
 
         def on_result(f: Any) -> None:
             exc = f.exception()
@@ -275,6 +282,9 @@ class RosBridge:
             exc = f.exception()
             handle = f.result() if exc is None else None
             if handle is not None and handle.accepted:
+                if given_up.is_set():  # answered after the page was told it failed
+                    handle.cancel_goal_async()
+                    return
                 handle.get_result_async().add_done_callback(on_result)
             _threadsafe(loop, _settle, accepted, handle, exc)
 
@@ -282,14 +292,22 @@ class RosBridge:
             client = self._action(action_type, name)
             if not client.server_is_ready():
                 raise NotAvailableError(f"action server '{name}' is not available")
-            client.send_goal_async(goal).add_done_callback(on_accepted)
+            client.send_goal_async(goal, goal_uuid=goal_id).add_done_callback(on_accepted)
+
+        def give_up() -> None:
+            given_up.set()
+            request = CancelGoal.Request()
+            request.goal_info.goal_id = goal_id  # a zero stamp: this goal only
+            self._client(CancelGoal, f'{name}/_action/cancel_goal').call_async(request)
 
         await self.run(start)
         try:
             handle = await asyncio.wait_for(accepted, accept_timeout_s)
         except asyncio.TimeoutError:
+            self.in_ros(give_up)
             raise CallFailedError(
-                f"'{name}' did not answer the goal within {accept_timeout_s:g} s"
+                f"'{name}' did not answer the goal within {accept_timeout_s:g} s: "
+                'canceled it, in case it runs'
             ) from None
         if not handle.accepted:
             raise CallFailedError(f"'{name}' rejected the goal")

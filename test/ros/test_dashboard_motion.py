@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import math
+import threading
 import time
 
 import pytest
@@ -18,7 +19,7 @@ from control_msgs.action import FollowJointTrajectory
 from control_msgs.msg import SteeringControllerStatus
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
-from rclpy.action import ActionServer
+from rclpy.action import ActionServer, CancelResponse, GoalResponse
 from rosgraph_msgs.msg import Clock
 
 from py_controllers.dashboard import motion
@@ -112,6 +113,55 @@ def test_trajectory_goal_is_clamped_to_the_urdf_limits(ros, bridge):
         status, _ = done.result()
     assert goals and all(g == [3.1, -1.0] for g in goals), goals  # each one clamped
     assert status == 4  # succeeded
+
+
+def test_a_goal_answered_too_late_is_canceled(ros, bridge):
+    """The page is told a goal failed when the server does not answer within the bound; a
+    server that takes it anyway (its answer late, or lost while discovery settles) must not
+    run it unseen: the dashboard cancels that goal, by its id."""
+    answer = threading.Event()
+    cancels: list = []
+    taken: list = []
+
+    def on_goal(request):
+        answer.wait(30.0)  # holds the server's executor: no answer until the page gave up
+        return GoalResponse.ACCEPT
+
+    def on_cancel(handle):
+        cancels.append(bytes(handle.goal_id.uuid))
+        return CancelResponse.ACCEPT
+
+    ActionServer(
+        ros.node,
+        FollowJointTrajectory,
+        '/r9/arm/follow_joint_trajectory',
+        lambda handle: FollowJointTrajectory.Result(),
+        goal_callback=on_goal,
+        handle_accepted_callback=taken.append,  # accepted, never executed: it stays running
+        cancel_callback=on_cancel,
+    )
+    action = motion.follow_joint_trajectory_action('/r9/controller_manager', 'arm')
+    bridge.prepare_action(FollowJointTrajectory, action)
+    goal = FollowJointTrajectory.Goal()
+
+    async def send():
+        while True:
+            try:
+                return await bridge.send_goal(
+                    FollowJointTrajectory, action, goal, accept_timeout_s=0.5
+                )
+            except NotAvailableError:
+                await asyncio.sleep(0.05)
+            except CallFailedError as exc:
+                answer.set()
+                return str(exc)
+
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        done = pool.submit(asyncio.run, send())
+        assert ros.spin_until(done.done, 30.0)
+        assert 'canceled it' in done.result()
+        assert ros.spin_until(lambda: taken and taken[0].is_cancel_requested, 30.0), cancels
+    assert set(cancels) == {bytes(taken[0].goal_id.uuid)}  # that goal, by id or by handle
 
 
 def test_cmd_vel_is_stamped_with_the_robots_sim_time(ros, bridge):
