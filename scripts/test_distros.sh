@@ -90,7 +90,14 @@ suite() {  # distro domain tier...: pytest in its venv (from the repository root
     printf '[test] %s [%d/%d]: %s\n' "$d" "$i" "$SHARDS" \
       "$(grep -E '^=*.* in [0-9.]+s' "$root/build-test-$d-$i.log" | tail -n 1 | tr -d '=')"
   done
+  printf '[test] %s: slowest files: %s\n' "$d" "$(slowest "$root"/build-progress-"$d"-[0-9]*.txt)"
   return $rc
+}
+
+slowest() {  # progress files...: the 8 test files that took longest (their tests' time summed)
+  cat "$@" 2>/dev/null |
+    awk '/^took / {split($3, id, "::"); t[id[1]] += $2} END {for (f in t) printf "%.0f %s\n", t[f], f}' |
+    sort -rn | head -n 8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'
 }
 
 pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path

@@ -1,14 +1,15 @@
 """Test-wide isolation: every pytest process gets its own ROS domain, localhost only. A hang
 guard: a test still running after HANG_S prints every thread's stack and ends the process,
 so a hang costs minutes and names itself instead of eating the CI's whole budget. And, with
-PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call and failure
-goes there, and a run with that file deselects what it lists as started: the runner
+PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call, failure and
+duration go there, and a run with that file deselects what it lists as started: the runner
 (scripts/test_distros.sh) resumes a suite after the test the process ended in. With
 PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the files collected
 (test/sharding.py), the runner's way of running a suite as several processes."""
 
 import faulthandler
 import os
+import time
 
 import pytest
 import sharding  # test/ is on sys.path (this conftest.py's folder, pytest's prepend import)
@@ -76,11 +77,13 @@ def pytest_configure(config):
 def pytest_runtest_protocol(item, nextitem):
     # faulthandler's timer runs in C: it fires even when a hung call holds the GIL.
     _note('start', item.nodeid)
+    began = time.monotonic()
     faulthandler.dump_traceback_later(HANG_S, exit=True, file=_terminal_fd[0])
     try:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
+        _note(f'took {time.monotonic() - began:.2f}', item.nodeid)  # the runner's slowest files
         _note('end', item.nodeid)
 
 
