@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import rclpy
-from action_msgs.srv import CancelGoal
 from rcl_interfaces.msg import ParameterType
 from rcl_interfaces.srv import GetParameters, ListParameters
 from rclpy.action import ActionClient
+from rclpy.action.client import ClientGoalHandle
 from rclpy.clock import Clock, ClockType
 from rclpy.context import Context
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -296,9 +296,10 @@ class RosBridge:
 
         def give_up() -> None:
             given_up.set()
-            request = CancelGoal.Request()
-            request.goal_info.goal_id = goal_id  # a zero stamp: this goal only
-            self._client(CancelGoal, f'{name}/_action/cancel_goal').call_async(request)
+            # the action client's own cancel service, matched with the server since
+            # server_is_ready(): a new client's first request could be lost as the answer was
+            answered = action_type.Impl.SendGoalService.Response(accepted=True)
+            ClientGoalHandle(self._action(action_type, name), goal_id, answered).cancel_goal_async()
 
         await self.run(start)
         try:
