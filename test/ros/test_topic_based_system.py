@@ -69,6 +69,12 @@ def send_arm(ros: RosHarness, target: list[float]) -> Any:
     return pub
 
 
+def turntable_velocity(states: list[JointState]) -> float:
+    """The turntable's velocity in the last of `states`."""
+    msg = states[-1]
+    return msg.velocity[list(msg.name).index('turntable_joint')]
+
+
 def until_sent(pub: Any, data: list[float], done: Any) -> Any:
     """A spin_until predicate that publishes `data` again before each look at `done`."""
 
@@ -257,20 +263,16 @@ def test_ctrl_c_stops_a_spinning_joint_in_the_simulator(tmp_path):
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
         pub.publish(Float64MultiArray(data=[2.0]))  # waited for below, sent again there
 
-        def turntable_velocity() -> float:
-            msg = sim_states[-1]
-            return msg.velocity[list(msg.name).index('turntable_joint')]
-
         assert ros.spin_until(
-            until_sent(pub, [2.0], lambda: sim_states and turntable_velocity() == 2.0)
+            until_sent(pub, [2.0], lambda: sim_states and turntable_velocity(sim_states) == 2.0)
         ), (
             f'{len(sim_states)} states heard, {len(commands)} commands heard '
             f'(turntable: {[c.velocity[3] for c in commands]}), the last '
-            f'turntable velocity {turntable_velocity() if sim_states else None}\n'
+            f'turntable velocity {turntable_velocity(sim_states) if sim_states else None}\n'
             f'simulator:\n{sim.output()}\nmanager:\n{manager.output()[-3000:]}'
         )
         assert manager.stop() == 0, manager.output()
-        assert ros.spin_until(lambda: turntable_velocity() == 0.0, 10.0), manager.output()
+        assert ros.spin_until(lambda: turntable_velocity(sim_states) == 0.0, 10.0), manager.output()
         assert commands[-1].velocity[3] == 0.0
         assert sim.alive
 
@@ -295,14 +297,9 @@ def test_a_simulator_started_after_a_velocity_command_still_gets_it(tmp_path):
             until_sent(pub, [2.0], lambda: commands and commands[-1].velocity[3] == 2.0)
         ), (commands[-1:], manager.output())
         with Simulator() as sim:
-
-            def turntable_velocity() -> float:
-                msg = sim_states[-1]
-                return msg.velocity[list(msg.name).index('turntable_joint')]
-
-            assert ros.spin_until(lambda: sim_states and turntable_velocity() == 2.0), (
+            assert ros.spin_until(lambda: sim_states and turntable_velocity(sim_states) == 2.0), (
                 f'{len(sim_states)} states heard, the last turntable velocity '
-                f'{turntable_velocity() if sim_states else None}\n'
+                f'{turntable_velocity(sim_states) if sim_states else None}\n'
                 f'simulator:\n{sim.output()}\nmanager:\n{manager.output()[-3000:]}'
             )
         assert manager.alive
