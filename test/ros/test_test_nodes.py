@@ -143,7 +143,10 @@ def test_trajectory_publisher_refuses_to_start_outside_the_limits(arm, tmp_path)
     # the arm starts at 0: joint2's limits exclude it
     limits = {j: [-0.1, 0.1] for j in ARM_JOINTS}
     limits['joint2'] = [0.5, 1.0]
-    params = _trajectory_params(check_starting_point=True, starting_point_limits=limits)
+    # a refusal per timer period: 1 s periods, as nothing is sent that needs time to arrive
+    params = _trajectory_params(
+        check_starting_point=True, starting_point_limits=limits, wait_sec_between_publish=1
+    )
     with NodeProcess(
         'publisher_joint_trajectory_controller',
         'publisher_position_trajectory_controller',
