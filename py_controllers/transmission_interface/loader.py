@@ -80,9 +80,9 @@ def load_transmission(transmission_info: TransmissionInfo) -> Transmission:
     """The transmission its plugin's loader makes of `transmission_info`; TransmissionError
     for an unknown or broken plugin and for a description the loader refuses."""
     name = transmission_info.plugin
-    known = plugins.available(TRANSMISSIONS_GROUP)
     where = f"transmission '{transmission_info.name}'"
-    if name not in known:
+    if not plugins.has(TRANSMISSIONS_GROUP, name):
+        known = plugins.available(TRANSMISSIONS_GROUP)
         close = plugins.close_names(name, known)
         hint = f' did you mean {" or ".join(repr(c) for c in close)}?' if close else ''
         raise TransmissionError(
