@@ -107,12 +107,14 @@ pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
 }
 
 bash "$root/scripts/setup.sh" "$1" || exit 1
-# ROS domains: one per shard of each distro, from a base of this run's, all within 1..101
-# (above that, a domain's ports fall among the ephemeral ones Linux hands out)
-slots=$((SHARDS * $#))
+# ROS domains: one per shard of each distro and one for the pure subset, from a base of this
+# run's, all within 1..101 (above that, a domain's ports fall among the ephemeral ones Linux
+# hands out)
+slots=$((SHARDS * $# + 1))
 domain=$((1 + ($$ % (100 / slots)) * slots))
 declare -A pid=()
 declare -A result=()
+rm -f "$root"/build-setup-*.done
 n=0
 for d in "${@:2}"; do
   n=$((n + 1))
@@ -124,6 +126,7 @@ for d in "${@:2}"; do
       echo "[test] $d: setup failed (see $(setup_log "$d"))"
       exit 2
     fi
+    touch "$root/build-setup-$d.done"
     suite "$d" $((domain + n * SHARDS)) test/ros test/unit
     rc=$?
     echo "[test] $d: setup and suite took $(minutes $((SECONDS - start)))"
@@ -132,13 +135,29 @@ for d in "${@:2}"; do
   pid[$d]=$!
 done
 
+# The pure subset runs beside the suites, once the other distros' setups are done (they
+# build on every core): the suites mostly wait (on real time, discovery, child processes),
+# about a fifth of 2 cores each, so its minute of unit tests costs them little.
+pure_log="$root/build-test-$1-pure.log"
+(
+  for d in "${@:2}"; do
+    while [ ! -e "$root/build-setup-$d.done" ] && kill -0 "${pid[$d]}" 2>/dev/null; do sleep 1; done
+  done
+  start=$SECONDS
+  ROS_DOMAIN_ID=$((domain + slots - 1)) pure_suite "$1"
+  rc=$?
+  echo "[test] $1, pure Python hot path: took $(minutes $((SECONDS - start)))"
+  exit $rc
+) >"$pure_log" 2>&1 &
+pure_pid=$!
+
 failed=0
 start=$SECONDS
 if suite "$1" "$domain" test; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
 result[$1]+=" in $(minutes $((SECONDS - start)))"
-start=$SECONDS
-if ROS_DOMAIN_ID=$domain pure_suite "$1"; then pure=passed; else pure=FAILED; failed=1; fi
-pure+=" in $(minutes $((SECONDS - start)))"
+if wait "$pure_pid"; then pure=passed; else pure=FAILED; failed=1; fi
+printf '\n[test] ---- %s, pure Python hot path (from %s) ----\n' "$1" "$pure_log"
+if [ "$pure" = passed ]; then tail -n 3 "$pure_log"; else tail -n 200 "$pure_log"; fi
 for d in "${@:2}"; do
   if wait "${pid[$d]}"; then result[$d]=passed; else result[$d]=FAILED; failed=1; fi
   printf '\n[test] ---- %s (from %s) ----\n' "$d" "$(test_log "$d")"
