@@ -24,6 +24,7 @@ from py_controllers.controller_manager.client import (
     STRICT,
     ControllerManagerClient,
     ServiceError,
+    tear_down,
 )
 
 
@@ -152,8 +153,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        tear_down(node)
 
 
 if __name__ == '__main__':

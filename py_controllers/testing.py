@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -321,10 +322,25 @@ class ManagerProcess(ChildProcess):
 
 
 def run_tool(name: str, *args: str, timeout_s: float = 3 * GUARD_S) -> subprocess.CompletedProcess:
-    """Run one of our console scripts (spawner, unspawner, ...) and capture its output."""
-    return subprocess.run(
-        [str(BIN / name), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout_s,
-    )
+    """Run one of our console scripts (spawner, unspawner, ...) and capture its output. One
+    still running after `timeout_s` is asked for every thread's stack (SIGABRT, with
+    faulthandler on) and the test fails with its whole output."""
+    command = [str(BIN / name), *args]
+    env = {**os.environ, 'PYTHONFAULTHANDLER': '1'}
+    with subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    ) as tool:
+        try:
+            out, err = tool.communicate(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            tool.send_signal(signal.SIGABRT)
+            try:
+                out, err = tool.communicate(timeout=GUARD_S)
+            except subprocess.TimeoutExpired:
+                tool.kill()
+                out, err = tool.communicate()
+            raise AssertionError(
+                f'{" ".join(args)}: {name} still running after {timeout_s:g} s; its output, '
+                f'then its stacks:\n{out}{err}'
+            ) from None
+    return subprocess.CompletedProcess(command, tool.returncode, out, err)

@@ -12,6 +12,7 @@ or for an answer.
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import signal
 import time
@@ -34,6 +35,8 @@ BEST_EFFORT = cm_srv.SwitchController.Request.BEST_EFFORT
 
 POLL_S = 0.1
 """Longest the client waits (for a service or an answer) before it looks at `stop` again."""
+TEARDOWN_BOUND_S = 10.0
+"""Longest a tool waits for rclpy to tear its node down once its outcome is known."""
 
 
 class ServiceError(RuntimeError):
@@ -113,8 +116,20 @@ def run_command_line_tool(
         node.get_logger().warning(f'{stop.name} received {exc}: exiting')
         return 128 + stop.signum
     finally:
+        tear_down(node)
+
+
+def tear_down(node: Node) -> None:
+    """Destroy `node` and shut rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
+    been seen to wait for good (in the test suite, rarely); a tool that a launch file waits
+    for must not. Past the bound, faulthandler (a C thread: the hung call may hold the GIL)
+    prints every thread's stack and ends the process with status 1."""
+    faulthandler.dump_traceback_later(TEARDOWN_BOUND_S, exit=True)
+    try:
         node.destroy_node()
         rclpy.try_shutdown()
+    finally:
+        faulthandler.cancel_dump_traceback_later()
 
 
 def resolve_manager_name(node: Node, name: str) -> str:

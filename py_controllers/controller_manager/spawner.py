@@ -49,6 +49,7 @@ from py_controllers.controller_manager.client import (
     SignalStop,
     Stop,
     split_command_line,
+    tear_down,
 )
 from py_controllers.controller_manager.manager_log import ManagerLog
 
@@ -440,8 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return spawn(Spawner(node, args, stop), stop)
     finally:
-        node.destroy_node()
-        rclpy.try_shutdown()
+        tear_down(node)
 
 
 if __name__ == '__main__':
