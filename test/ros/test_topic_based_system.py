@@ -230,10 +230,18 @@ def test_a_simulator_that_stops_publishing_fails_read_and_stops_its_controllers(
         assert state_of('forward_position_controller') == 'active'
         sim.process.send_signal(signal.SIGKILL)
         sim.process.wait(10)
+        heard = ros.subscribe(JointState, STATES, 100)
+
+        def who_publishes() -> str:
+            """For the report (under two busy loops it once failed on both distros, the
+            manager silent): who still publishes the states after the kill, and how often."""
+            infos = ros.node.get_publishers_info_by_topic(STATES)
+            nodes = [f'{i.node_namespace.rstrip("/")}/{i.node_name}' for i in infos]
+            return f'publishers of {STATES}: {nodes}; {len(heard)} states heard since the kill'
 
         assert ros.spin_until(
             lambda: state_of('forward_position_controller') == 'inactive', 20.0
-        ), manager.output()
+        ), who_publishes() + '\n' + manager.output()
 
         def component_state() -> str:
             (component,) = cm.list_hardware_components()
