@@ -1,29 +1,38 @@
 #!/usr/bin/env bash
-# The test suite on each ROS distro named (kilted, jazzy): set up each venv and run pytest in
-# it; report every distro's result, fail if any failed. The first distro's suite runs in the
-# foreground; every other distro is set up and tested at the same time, in the background
-# (its output in build-test-<distro>.log, shown at the end). Each suite runs as SHARDS pytest
-# processes side by side (test/sharding.py splits the files), each on a ROS domain of its own:
-# a test process mostly waits (for processes, discovery, messages), about a third of a core,
-# but its managers and simulators are real-time loops; one shard per two cores (on 2 cores,
-# two shards per distro starved them: watchdog exits and late messages in 3-6 tests a run).
-# PY_CONTROLLERS_TEST_SHARDS sets the number.
+# The test suite on each ROS distro named (kilted, jazzy). The first distro is set up first
+# (its build uses every core); each other distro's setup then runs beside the tests, niced.
+# Each suite is split into SHARDS shards (test/sharding.py: whole files, by the seconds each
+# took in a recorded run), and the shards of every distro, plus the pure Python subset, run
+# from one queue as pytest processes, PROCESSES at a time, each on a ROS domain of its own.
+# A test process mostly waits (for child processes, discovery, messages, real time): two
+# side by side left 2 cores 65-80 % idle. But its managers and simulators are real-time
+# loops, and four at once on 2 cores starved them (watchdog exits, late messages: 3-6
+# failed tests a run), so the default is one process more than the cores.
+# PY_CONTROLLERS_TEST_PROCESSES sets the processes at once, PY_CONTROLLERS_TEST_SHARDS the
+# shards per distro (default: the processes). Each job's start and result are printed as
+# they happen; at the end, every job's summary and the logs of the jobs that failed.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 [ "$#" -gt 0 ] || set -- kilted
 venv_of() { if [ "$1" = jazzy ]; then echo "$root/.venv-jazzy"; else echo "$root/.venv"; fi; }
 setup_log() { echo "$root/build-setup-$1.log"; }
-test_log() { echo "$root/build-test-$1.log"; }
+job_log() { echo "$root/build-test-$1-$2.log"; }
 minutes() { printf '%d min %02d s' $(($1 / 60)) $(($1 % 60)); }
-half_the_cores=$(($(nproc) / 2))
-SHARDS="${PY_CONTROLLERS_TEST_SHARDS:-$((half_the_cores > 1 ? half_the_cores : 1))}"
-if ! [[ "$SHARDS" =~ ^([1-9]|1[0-9]|2[0-5])$ ]]; then  # 25: ROS domains 1..101 for two distros
-  echo "[test] PY_CONTROLLERS_TEST_SHARDS must be a whole number from 1 to 25, got '$SHARDS'"
-  exit 2
-fi
+whole_number() {  # name value max: exits 2 unless 1 <= value <= max
+  if ! [[ "$2" =~ ^[1-9][0-9]*$ ]] || [ "$2" -gt "$3" ]; then
+    echo "[test] $1 must be a whole number from 1 to $3, got '$2'"
+    exit 2
+  fi
+}
+PROCESSES="${PY_CONTROLLERS_TEST_PROCESSES:-$(($(nproc) + 1))}"
+whole_number PY_CONTROLLERS_TEST_PROCESSES "$PROCESSES" 32
+SHARDS="${PY_CONTROLLERS_TEST_SHARDS:-$PROCESSES}"
+# ROS domains 1..101, one per job (above that, a domain's ports fall among the ephemeral
+# ones Linux hands out)
+whole_number PY_CONTROLLERS_TEST_SHARDS "$SHARDS" $((99 / $#))
 
-# The pure Python variant of the hot path (py_controllers/compiled.py), run after the first
-# distro's suite: the unit tier and the ros tests of the compiled modules' users.
+# The pure Python variant of the hot path (py_controllers/compiled.py), on the first distro:
+# the unit tier and the ros tests of the compiled modules' users.
 PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guard.py
   test/ros/test_pid_controllers.py test/ros/test_joint_trajectory_controller.py)
 
@@ -59,39 +68,23 @@ resumable_pytest() {  # label python progress-file pytest-args...: 0 when all pa
   ! grep -q '^failed ' "$progress" && [ "$ok" -eq 1 ]
 }
 
-# The browser tier (the dashboard's pages in Chromium) runs on the first distro only: its
-# pages do not change with the distro, and the dashboard's ROS side is in test/ros on both.
-suite() {  # distro domain tier...: pytest in its venv (from the repository root), SHARDS
-  # processes on domains domain.. ; the first shard's output live, the others' after it
-  local py d="$1" domain="$2" i rc=0
-  local -a pids=()
-  shift 2
+# One job: a shard of a distro's suite, or (shard "pure") the pure subset. The browser tier
+# (the dashboard's pages in Chromium) runs on the first distro only: its pages do not change
+# with the distro, and the dashboard's ROS side is in test/ros on both.
+run_job() {  # distro shard domain
+  local d="$1" shard="$2" py
   py="$(venv_of "$d")/bin/python"
-  printf '[test] %s: rclpy %s; hot path: %s; %s in %d shards (ROS domains from %d)\n' "$d" \
-    "$("$py" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))')" \
-    "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')" "$*" "$SHARDS" \
-    "$domain"
-  for i in $(seq 2 "$SHARDS"); do
-    ROS_DOMAIN_ID=$((domain + i - 1)) PY_CONTROLLERS_TEST_SHARD="$i/$SHARDS" \
-      resumable_pytest "$d [$i/$SHARDS]" "$py" "$root/build-progress-$d-$i.txt" "$@" \
-      >"$root/build-test-$d-$i.log" 2>&1 &
-    pids+=($!)
-  done
-  ROS_DOMAIN_ID=$domain PY_CONTROLLERS_TEST_SHARD="1/$SHARDS" \
-    resumable_pytest "$d [1/$SHARDS]" "$py" "$root/build-progress-$d-1.txt" "$@" \
-    2>&1 | tee "$root/build-test-$d-1.log" || rc=1
-  for i in $(seq 2 "$SHARDS"); do
-    wait "${pids[$((i - 2))]}" || rc=1
-    printf '\n[test] ---- %s, shard %d/%d (from %s) ----\n' "$d" "$i" "$SHARDS" \
-      "$root/build-test-$d-$i.log"
-    cat "$root/build-test-$d-$i.log"
-  done
-  for i in $(seq 1 "$SHARDS"); do  # each shard's pytest summary, the last one it printed
-    printf '[test] %s [%d/%d]: %s\n' "$d" "$i" "$SHARDS" \
-      "$(grep -E '^=*.* in [0-9.]+s' "$root/build-test-$d-$i.log" | tail -n 1 | tr -d '=')"
-  done
-  printf '[test] %s: slowest files: %s\n' "$d" "$(slowest "$root"/build-progress-"$d"-[0-9]*.txt)"
-  return $rc
+  export ROS_DOMAIN_ID="$3"
+  if [ "$shard" = pure ]; then
+    PY_CONTROLLERS_PURE=1 resumable_pytest "$d (pure)" "$py" "$root/build-progress-$d-pure.txt" \
+      "${PURE_TESTS[@]}"
+  elif [ "$d" = "$first" ]; then
+    PY_CONTROLLERS_TEST_SHARD="$shard/$SHARDS" resumable_pytest "$d [$shard/$SHARDS]" "$py" \
+      "$root/build-progress-$d-$shard.txt" test
+  else
+    PY_CONTROLLERS_TEST_SHARD="$shard/$SHARDS" resumable_pytest "$d [$shard/$SHARDS]" "$py" \
+      "$root/build-progress-$d-$shard.txt" test/ros test/unit
+  fi
 }
 
 slowest() {  # progress files...: the 8 test files that took longest (their tests' time summed)
@@ -100,70 +93,96 @@ slowest() {  # progress files...: the 8 test files that took longest (their test
     sort -rn | head -n 8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'
 }
 
-pure_suite() {  # distro: the PURE_TESTS on the pure Python hot path
-  printf '[test] %s: the pure Python hot path (PY_CONTROLLERS_PURE=1): %s\n' "$1" "${PURE_TESTS[*]}"
-  PY_CONTROLLERS_PURE=1 resumable_pytest "$1 (pure)" "$(venv_of "$1")/bin/python" \
-    "$root/build-progress-$1-pure.txt" "${PURE_TESTS[@]}"
+summary_of() {  # log: pytest's last summary line in it
+  grep -E '^=*.* in [0-9.]+s' "$1" | tail -n 1 | tr -d '='
 }
 
-bash "$root/scripts/setup.sh" "$1" || exit 1
-# ROS domains: one per shard of each distro and one for the pure subset, from a base of this
-# run's, all within 1..101 (above that, a domain's ports fall among the ephemeral ones Linux
-# hands out)
-slots=$((SHARDS * $# + 1))
-domain=$((1 + ($$ % (100 / slots)) * slots))
-declare -A pid=()
-declare -A result=()
-rm -f "$root"/build-setup-*.done
-n=0
+first="$1"
+start=$SECONDS
+bash "$root/scripts/setup.sh" "$first" || exit 1
+declare -A ready=([$first]=1) setup_of=() job_of=() began=() result=()
 for d in "${@:2}"; do
-  n=$((n + 1))
-  printf '[test] %s: set up and tested in the background (%s, %s)\n' "$d" \
-    "$(setup_log "$d")" "$(test_log "$d")"
-  (
-    start=$SECONDS
-    if ! bash "$root/scripts/setup.sh" "$d" >"$(setup_log "$d")" 2>&1; then
-      echo "[test] $d: setup failed (see $(setup_log "$d"))"
-      exit 2
+  nice -n 10 bash "$root/scripts/setup.sh" "$d" >"$(setup_log "$d")" 2>&1 &
+  setup_of[$!]="$d"
+  printf '[test] %s: set up beside the tests (%s)\n' "$d" "$(setup_log "$d")"
+done
+queue=()
+for d in "$@"; do for i in $(seq 1 "$SHARDS"); do queue+=("$d $i"); done; done
+queue+=("$first pure")
+domain=$((1 + ($$ % (100 / ${#queue[@]})) * ${#queue[@]}))
+for d in "$@"; do
+  printf '[test] %s: rclpy %s; hot path: %s\n' "$d" \
+    "$("$(venv_of "$d")/bin/python" -c 'import importlib.metadata as m; print(m.version("ros-rclpy"))' 2>/dev/null)" \
+    "$("$(venv_of "$d")/bin/python" -c 'from py_controllers import compiled; print(compiled.variant())' 2>/dev/null)"
+done
+printf '[test] %d jobs (%s shards per distro, the pure subset), %d at a time, ROS domains %d-%d\n' \
+  "${#queue[@]}" "$SHARDS" "$PROCESSES" "$domain" $((domain + ${#queue[@]} - 1))
+
+startable() {  # job: 0 when its distro (for the pure subset, every distro) is set up
+  local d="${1% *}" s
+  if [ "${1#* }" = pure ]; then
+    for s in "${all[@]}"; do [ -n "${ready[$s]:-}" ] || return 1; done
+    return 0
+  fi
+  [ -n "${ready[$d]:-}" ]
+}
+all=("$@")
+failed=0
+declare -A started=()
+while :; do
+  # start every job that may, in queue order, while a process is free
+  for ((j = 0; j < ${#queue[@]} && ${#job_of[@]} < PROCESSES; j++)); do
+    job="${queue[$j]}"
+    [ -z "${started[$job]:-}" ] && startable "$job" || continue
+    started[$job]=1
+    set -- $job
+    run_job "$1" "$2" $((domain + j)) >"$(job_log "$1" "$2")" 2>&1 &
+    job_of[$!]="$job"
+    began[$job]=$SECONDS
+    printf '[test] %s: started %s (domain %d)\n' "$(minutes $((SECONDS - start)))" "$job" $((domain + j))
+  done
+  [ "${#job_of[@]}" -gt 0 ] || [ "${#setup_of[@]}" -gt 0 ] || break
+  wait -n -p pid
+  rc=$?
+  if [ -n "${setup_of[$pid]:-}" ]; then
+    d="${setup_of[$pid]}"
+    unset "setup_of[$pid]"
+    if [ "$rc" -eq 0 ]; then
+      ready[$d]=1
+      printf '[test] %s: %s set up\n' "$(minutes $((SECONDS - start)))" "$d"
+    else
+      printf '[test] %s: setup FAILED (see %s):\n' "$d" "$(setup_log "$d")"
+      tail -n 40 "$(setup_log "$d")"
+      failed=1
+      for job in "${queue[@]}"; do  # its jobs, and the pure subset, never start
+        if [ -z "${started[$job]:-}" ] && { [ "${job% *}" = "$d" ] || [ "${job#* }" = pure ]; }; then
+          result[$job]="not run: $d's setup failed"
+          started[$job]=1
+        fi
+      done
     fi
-    touch "$root/build-setup-$d.done"
-    suite "$d" $((domain + n * SHARDS)) test/ros test/unit
-    rc=$?
-    echo "[test] $d: setup and suite took $(minutes $((SECONDS - start)))"
-    exit $rc
-  ) >"$(test_log "$d")" 2>&1 &
-  pid[$d]=$!
+    continue
+  fi
+  job="${job_of[$pid]:-}"
+  [ -n "$job" ] || continue
+  unset "job_of[$pid]"
+  set -- $job
+  if [ "$rc" -eq 0 ]; then result[$job]=passed; else result[$job]=FAILED; failed=1; fi
+  result[$job]+=" in $(minutes $((SECONDS - began[$job]))): $(summary_of "$(job_log "$1" "$2")")"
+  printf '[test] %s: %s %s\n' "$(minutes $((SECONDS - start)))" "$job" "${result[$job]}"
 done
 
-# The pure subset runs beside the suites, once the other distros' setups are done (they
-# build on every core): the suites mostly wait (on real time, discovery, child processes),
-# about a fifth of 2 cores each, so its minute of unit tests costs them little.
-pure_log="$root/build-test-$1-pure.log"
-(
-  for d in "${@:2}"; do
-    while [ ! -e "$root/build-setup-$d.done" ] && kill -0 "${pid[$d]}" 2>/dev/null; do sleep 1; done
-  done
-  start=$SECONDS
-  ROS_DOMAIN_ID=$((domain + slots - 1)) pure_suite "$1"
-  rc=$?
-  echo "[test] $1, pure Python hot path: took $(minutes $((SECONDS - start)))"
-  exit $rc
-) >"$pure_log" 2>&1 &
-pure_pid=$!
-
-failed=0
-start=$SECONDS
-if suite "$1" "$domain" test; then result[$1]=passed; else result[$1]=FAILED; failed=1; fi
-result[$1]+=" in $(minutes $((SECONDS - start)))"
-if wait "$pure_pid"; then pure=passed; else pure=FAILED; failed=1; fi
-printf '\n[test] ---- %s, pure Python hot path (from %s) ----\n' "$1" "$pure_log"
-if [ "$pure" = passed ]; then tail -n 3 "$pure_log"; else tail -n 200 "$pure_log"; fi
-for d in "${@:2}"; do
-  if wait "${pid[$d]}"; then result[$d]=passed; else result[$d]=FAILED; failed=1; fi
-  printf '\n[test] ---- %s (from %s) ----\n' "$d" "$(test_log "$d")"
-  if [ "${result[$d]}" = passed ]; then tail -n $((SHARDS + 1)) "$(test_log "$d")"; else tail -n 200 "$(test_log "$d")"; fi
+for job in "${queue[@]}"; do
+  set -- $job
+  if [[ "${result[$job]:-}" == FAILED* ]]; then
+    printf '\n[test] ---- %s (from %s) ----\n' "$job" "$(job_log "$1" "$2")"
+    tail -n 300 "$(job_log "$1" "$2")"
+  fi
 done
 printf '\n'
-for d in "$@"; do printf '[test] %s: %s\n' "$d" "${result[$d]}"; done
-printf '[test] %s, pure Python hot path: %s\n' "$1" "$pure"
+for d in "${all[@]}"; do
+  printf '[test] %s: slowest files: %s\n' "$d" "$(slowest "$root"/build-progress-"$d"-[0-9]*.txt)"
+done
+for job in "${queue[@]}"; do printf '[test] %s: %s\n' "$job" "${result[$job]:-not run}"; done
+printf '[test] all in %s: %s\n' "$(minutes $((SECONDS - start)))" "$([ "$failed" -eq 0 ] && echo passed || echo FAILED)"
 exit "$failed"

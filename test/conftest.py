@@ -4,7 +4,7 @@ so a hang costs minutes and names itself instead of eating the CI's whole budget
 PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call, failure and
 duration go there, and a run with that file deselects what it lists as started: the runner
 (scripts/test_distros.sh) resumes a suite after the test the process ended in. With
-PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the files collected
+PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the test files given
 (test/sharding.py), the runner's way of running a suite as several processes."""
 
 import faulthandler
@@ -45,13 +45,34 @@ def _deselect(config, items, drop) -> None:
         items[:] = [item for item in items if not drop(item)]
 
 
-def pytest_collection_modifyitems(config, items):
-    if SHARD:  # first, on every file collected: a resumed shard runs the same files
-        i, n = sharding.parse_shard(SHARD)
-        shard_of = sharding.assign(
-            [item.nodeid.split('::')[0] for item in items], n, sharding.load_weights()
+_shard_of: dict[str, int] = {}
+
+
+def _shard(config, path: str) -> int | None:
+    """The shard of a test file ('test/ros/test_x.py'), from every test file under the paths
+    given (so a resumed shard runs the same files); None for a file outside them."""
+    if not _shard_of:
+        files = sharding.test_files(config.rootpath, config.args, config.invocation_params.dir)
+        _shard_of.update(
+            sharding.assign(files, sharding.parse_shard(SHARD)[1], sharding.load_weights())
         )
-        _deselect(config, items, lambda item: shard_of[item.nodeid.split('::')[0]] != i)
+    return _shard_of.get(path)
+
+
+def pytest_ignore_collect(collection_path, config):
+    """With SHARD, the other shards' test files are not collected, nor imported."""
+    if not SHARD or not collection_path.name.startswith('test_') or collection_path.is_dir():
+        return None
+    path = collection_path.relative_to(config.rootpath).as_posix()
+    return True if _shard(config, path) not in (None, sharding.parse_shard(SHARD)[0]) else None
+
+
+def pytest_collection_modifyitems(config, items):
+    if SHARD:  # files named on the command line are collected whatever pytest_ignore_collect says
+        i = sharding.parse_shard(SHARD)[0]
+        _deselect(
+            config, items, lambda item: _shard(config, item.nodeid.split('::')[0]) not in (None, i)
+        )
     if not PROGRESS or not os.path.exists(PROGRESS):
         return
     with open(PROGRESS) as progress:
