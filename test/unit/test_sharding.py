@@ -82,12 +82,15 @@ def test_each_shard_process_imports_only_its_files_and_together_all(tmp_path):
             f"open({str(imported)!r}, 'a').write('{name}\\n')\n\ndef test_{name}():\n    pass\n"
         )
 
+    # not the runner's progress file or shard: this run's own
+    ours = {k: v for k, v in os.environ.items() if not k.startswith('PY_CONTROLLERS_TEST_')}
+
     def run(shard: str, *args: str) -> tuple[set[str], set[str]]:
         imported.write_text('')
         result = subprocess.run(
             [sys.executable, '-m', 'pytest', '-q', '-p', 'no:cacheprovider', *args],
             cwd=tmp_path,
-            env={**os.environ, 'PY_CONTROLLERS_TEST_SHARD': shard},
+            env={**ours, 'PY_CONTROLLERS_TEST_SHARD': shard},
             capture_output=True,
             text=True,
             timeout=120,
