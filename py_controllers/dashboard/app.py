@@ -31,6 +31,12 @@ from py_controllers.dashboard.ui_common import Dashboard, Session, open_page
 
 LOG = logging.getLogger('py_controllers.dashboard')
 
+RECONNECT_TIMEOUT_S = 15.0
+"""NiceGUI's default, 3 s, pings every 4 s and drops a page that misses one by 2 s; the page
+then reloads and loses its state (a plot's window, a form's answer). A dashboard stalled for
+that long on a busy host is not gone: 15 s pings every 12 s, waits 6 and keeps a dropped
+page's state 15 s. Motion does not wait for it: a steering pad's lease stops its base."""
+
 BODIES: dict[str, Callable[[Dashboard, Session], None]] = {  # with ui_common.PAGES
     '/': ui_controllers.build,
     '/hardware': ui_hardware.build,
@@ -119,6 +125,7 @@ def serve(
         storage_secret=secrets.token_urlsafe(32),
         favicon='🤖',
         uvicorn_logging_level='warning',
+        reconnect_timeout=RECONNECT_TIMEOUT_S,
     )
 
 
