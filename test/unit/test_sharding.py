@@ -2,6 +2,7 @@
 one shard, whole, balanced by recorded seconds, the same split whatever a resumed run has
 left."""
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -107,3 +108,19 @@ def test_each_shard_process_imports_only_its_files_and_together_all(tmp_path):
         if args[1] == 'test':  # a folder: the other shard's files are not even imported
             assert {f'test_{n}' for n in imported_1} == ran_1
             assert {f'test_{n}' for n in imported_2} == ran_2
+
+
+def test_weights_are_read_from_the_runners_progress_files(tmp_path):
+    script = ROOT / 'scripts' / 'shard_weights.py'
+    spec = importlib.util.spec_from_file_location('shard_weights', script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    progress = tmp_path / 'build-progress-kilted-1.txt'
+    progress.write_text(
+        'start test/ros/test_a.py::test_x\ntook 2.50 test/ros/test_a.py::test_x\n'
+        'took 1.25 test/ros/test_a.py::test_y[p 1]\ntook 4.00 test/unit/test_b.py::test_z\n'
+    )
+    assert module.progress_seconds(progress) == {
+        'test/ros/test_a.py': 3.75,
+        'test/unit/test_b.py': 4.0,
+    }
