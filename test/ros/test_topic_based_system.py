@@ -345,8 +345,19 @@ def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
             pub.publish(Float64MultiArray(data=[0.5, -0.2]))
             return arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5)
 
-        assert ros.spin_until(arrived), (sim.output(), manager.output())
-        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5))
+        def arm(msgs: list[JointState]) -> list[float] | None:
+            return [position_of(msgs[-1], j) for j in ARM] if msgs else None
+
+        def report() -> str:
+            """What each side last said (failed under load, its cause unknown)."""
+            return (
+                f'{len(commands)} commands heard, the last {arm(commands)}; {len(sim_states)} '
+                f'stand-in states, the last {arm(sim_states)}; /joint_states {arm(states)}\n'
+                f'stand-in:\n{sim.output()}\nmanager:\n{manager.output()}'
+            )
+
+        assert ros.spin_until(arrived), report()
+        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5)), report()
         assert commands
         for msg in commands:
             assert msg.position[2] == -2.0 * msg.position[1]
