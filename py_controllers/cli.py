@@ -141,19 +141,21 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     rclpy.init()
     node = Node('py_controllers_cli')
+    status = 1
     try:
         cm = ControllerManagerClient(
             node, args.controller_manager, wait_timeout_s=args.timeout, call_timeout_s=args.timeout
         )
-        return COMMANDS[args.command](cm, args)
+        status = COMMANDS[args.command](cm, args)
     except ServiceError as exc:
         print(
             f'error: {exc}\n(is ros2_control_node running, with the same ROS_DOMAIN_ID?)',
             file=sys.stderr,
         )
-        return 2
+        status = 2
     finally:
-        tear_down(node)
+        tear_down(node, status)
+    return status
 
 
 if __name__ == '__main__':

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 import faulthandler
 import json
+import os
 import signal
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
@@ -106,29 +109,49 @@ def run_command_line_tool(
     it returns False or a service fails (logged), 128 + signal number when interrupted."""
     rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     node = Node(node_name)
+    status = 1
     try:
-        return 0 if work(node) else 1
+        status = 0 if work(node) else 1
     except ServiceError as exc:
         node.get_logger().error(str(exc))
-        return 1
     except Interrupted as exc:
         assert stop.signum is not None
         node.get_logger().warning(f'{stop.name} received {exc}: exiting')
-        return 128 + stop.signum
+        status = 128 + stop.signum
     finally:
-        tear_down(node)
+        tear_down(node, status)
+    return status
 
 
-def tear_down(node: Node) -> None:
+def tear_down(node: Node, status: int) -> None:
     """Destroy `node` and shut rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
-    been seen to wait for good (in the test suite, rarely); a tool that a launch file waits
-    for must not. Past the bound, faulthandler (a C thread: the hung call may hold the GIL)
-    prints every thread's stack and ends the process with status 1."""
-    faulthandler.dump_traceback_later(TEARDOWN_BOUND_S, exit=True)
+    been seen to wait for good (jazzy, in DDS's teardown, rarely); a tool that a launch file
+    waits for must not, and its work is done: past the bound a watchdog thread prints every
+    thread's stack and ends the process with the work's `status`. Should the hung call hold
+    the GIL (no thread can run then), faulthandler's C timer ends it at twice the bound, with
+    status 1."""
+    done = threading.Event()
+
+    def watchdog() -> None:
+        if done.wait(TEARDOWN_BOUND_S):
+            return
+        print(
+            f'rclpy did not tear the node down within {TEARDOWN_BOUND_S:g} s; the work is '
+            f'done: exiting with status {status}. Every thread:',
+            file=sys.stderr,
+            flush=True,
+        )
+        faulthandler.dump_traceback(all_threads=True)
+        sys.stdout.flush()
+        os._exit(status)
+
+    threading.Thread(target=watchdog, name='teardown_watchdog', daemon=True).start()
+    faulthandler.dump_traceback_later(2 * TEARDOWN_BOUND_S, exit=True)
     try:
         node.destroy_node()
         rclpy.try_shutdown()
     finally:
+        done.set()
         faulthandler.cancel_dump_traceback_later()
 
 

@@ -438,10 +438,12 @@ def main(argv: list[str] | None = None) -> int:
     stop = SignalStop().install()
     rclpy.init(args=ros_argv, signal_handler_options=SignalHandlerOptions.NO)
     node = Node(f'spawner_{args.controller_names[0]}'.replace('/', '_'))
+    status = 1
     try:
-        return spawn(Spawner(node, args, stop), stop)
+        status = spawn(Spawner(node, args, stop), stop)
     finally:
-        tear_down(node)
+        tear_down(node, status)
+    return status
 
 
 if __name__ == '__main__':
