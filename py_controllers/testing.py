@@ -32,6 +32,7 @@ from py_controllers.child_process import ChildProcess
 from py_controllers.controller_manager.client import ControllerManagerClient
 from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.node import ControllerManagerRuntime
+from py_controllers.realtime_tools.realtime_publisher import RealtimePublisher
 
 BIN = Path(sys.executable).parent
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
@@ -245,6 +246,27 @@ class SteppedManager:
         ok, msg = self.manager.switch_controller(list(names), [], 2)
         assert ok, msg
         return controllers
+
+    def publisher_report(self) -> str:
+        """Each controller's realtime publishers with their counters and listeners, for a
+        failure report of a test that waited for their messages."""
+        lines: list[str] = []
+
+        def search(obj: Any, path: str, depth: int) -> None:
+            for attr, value in vars(obj).items():
+                for item in value if isinstance(value, (list, tuple)) else (value,):
+                    if isinstance(item, RealtimePublisher):
+                        lines.append(f'{path}.{attr}: {item.describe()}')
+                    elif (
+                        depth
+                        and type(item).__module__.startswith('py_controllers.')
+                        and hasattr(item, '__dict__')
+                    ):
+                        search(item, f'{path}.{attr}', depth - 1)  # e.g. a publishing helper
+
+        for name, entry in self.manager.controllers.items():
+            search(entry.controller, name, 1)
+        return '\n'.join(lines)
 
     def publisher(self, topic: str, msg_type: Any) -> Any:
         """The test's one publisher on `topic`, so messages arrive in the order sent."""

@@ -201,3 +201,25 @@ class RealtimePublisher(Generic[MsgT]):
             self._lock.release()
             return True
         return False
+
+    def describe(self) -> str:
+        """The topic, the counters, the listeners and whether a message is on its way."""
+        topic = getattr(self.publisher, 'topic_name', '?')
+        try:
+            listeners: Any = self._count_listeners() if self._count_listeners else 'n/a'
+        except Exception as exc:  # destroyed publisher, shut-down context
+            listeners = type(exc).__name__
+        return (
+            f'{topic}: published {self.published}, skipped {self.skipped}, unheard '
+            f'{self.unheard}, errors {self.errors}, listeners {listeners}, '
+            f'pending {self._lock.locked()}; {worker_state()}'
+        )
+
+
+def worker_state() -> str:
+    """Whether the publishing thread lives and how much waits for it."""
+    worker = _worker
+    if worker is None:
+        return 'no publishing thread yet'
+    alive = 'alive' if worker._thread.is_alive() else 'DEAD'
+    return f'publishing thread {alive}, {worker._queue.qsize()} queued'

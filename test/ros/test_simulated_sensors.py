@@ -135,7 +135,9 @@ def test_the_sensor_robot_runs_every_broadcaster(rig, tmp_path):
     received = {topic: rig.subscribe(msg_type, topic) for topic, msg_type in topics.items()}
     cm.start(*BROADCASTER_TOPICS)
     # five new subscriptions to discover (on a loaded 2-core machine that took over 10 s)
-    assert cm.run_until(lambda: all(received.values()))
+    heard = cm.run_until(lambda: all(received.values()))
+    silent = [topic for topic, msgs in received.items() if not msgs]
+    assert heard, f'nothing on {silent} while stepping; publishers:\n{cm.publisher_report()}'
     assert received['/range_sensor_broadcaster/range'][-1].range == 1.25
     assert received['/pose_broadcaster/pose'][-1].pose.position.x == 1.5
     assert received['/tf'][-1].transforms[0].child_frame_id == 'marker'

@@ -73,7 +73,9 @@ def test_a_slow_activation_holds_the_loop_off_and_the_robot_runs_on(tmp_path):
         spawn(manager, 'slow')  # on_activate takes 0.8 s inside the cycle lock
         assert manager.alive
         listed = run_tool('spawner', 'faulty', '--controller-manager-timeout', '30')
-        assert 'already loaded (active)' in listed.stderr, listed.stdout + listed.stderr
+        alive = 'alive' if manager.alive else f'exited with {manager.process.poll()}'
+        report = f'{listed.stdout}{listed.stderr}\nmanager ({alive}):\n{manager.output()}'
+        assert 'already loaded (active)' in listed.stderr, report
     output = manager.output()
     # before: "control loop stalled ... stopping the robot and exiting" while spawning
     assert 'control loop stalled' not in output
