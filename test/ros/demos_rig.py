@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,18 @@ def expand_xacro(path: Path, **mappings: Any) -> str:
     """`xacro <path> name:=value ...` as launch's Command runs it: the URDF text."""
     document = xacro.process_file(str(path), mappings={k: str(v) for k, v in mappings.items()})
     return document.toxml()
+
+
+HARDWARE_WAIT = re.compile(r'(<param name="example_param_hw_(start|stop)_duration_sec">)[^<]*<')
+
+
+def without_waits(urdf: str, keep: tuple[str, ...] = ()) -> str:
+    """`urdf` with the examples' hardware waits set to 0, but those named in `keep` ('start',
+    'stop'). The examples' components sleep, counting down, in on_configure and on_activate
+    (start) and in on_deactivate (stop) as upstream's do: 3 s at every Ctrl-C of most of them.
+    The tests of the countdowns keep them (examples 1 and 6); the others have no use for them."""
+    assert set(keep) <= {'start', 'stop'}, keep
+    return HARDWARE_WAIT.sub(lambda m: m[0] if m[2] in keep else f'{m[1]}0<', urdf)
 
 
 def substituted(path: Path, directory: Path, **variables: str) -> Path:
@@ -69,12 +82,15 @@ class DemoLaunch:
         self._joint_states: dict[str, list[JointState]] = {}
 
     # --- what the launch file starts --------------------------------------------------
-    def publish_description(self, urdf: str, namespace: str = '') -> None:
-        """robot_state_publisher's `robot_description` (latched) in `namespace`."""
+    def publish_description(
+        self, urdf: str, namespace: str = '', *, keep_waits: tuple[str, ...] = ()
+    ) -> None:
+        """robot_state_publisher's `robot_description` (latched) in `namespace`; the
+        examples' hardware waits set to 0 but those named in `keep_waits` (`without_waits`)."""
         pub = self.ros.node.create_publisher(
             String, f'{namespace}/robot_description', latched_qos()
         )
-        pub.publish(String(data=urdf))
+        pub.publish(String(data=without_waits(urdf, keep_waits)))
         self._publishers.append(pub)
 
     def start_manager(

@@ -21,7 +21,9 @@ def test_example_1_position_only_rrbot(tmp_path):
     controllers = ex / 'config' / 'rrbot_controllers.yaml'
     with DemoLaunch('demo_example_1') as demo:
         manager = demo.start_manager([], params={'update_rate': 10})
-        demo.publish_description(expand_xacro(ex / 'urdf' / 'rrbot.urdf.xacro'))
+        demo.publish_description(
+            expand_xacro(ex / 'urdf' / 'rrbot.urdf.xacro'), keep_waits=('stop',)
+        )
         demo.spawn('joint_state_broadcaster', '--param-file', str(controllers))
         # the second spawner takes its file as node parameters, `$(var joint_prefix)` resolved
         demo.spawn(
@@ -69,6 +71,13 @@ def test_example_1_position_only_rrbot(tmp_path):
         assert ok, message
         demo.assert_states(['forward_position_controller'], 'inactive')
         demo.assert_states(['joint_trajectory_position_controller'], 'active')
+    # Ctrl-C: the hardware's on_deactivate counts its 3 s down, and then the manager exits 0
+    out = manager.output()
+    after = out[out.index('stopping the robot and shutting down') :]
+    lines = [f'{s}.0 seconds left...' for s in (3, 2, 1)] + ['Successfully deactivated!']
+    assert all(line in after for line in lines), after
+    at = [after.index(line) for line in lines]
+    assert at == sorted(at), after
 
 
 def forward(demo, controller, values):
@@ -168,7 +177,9 @@ def test_example_6_modular_actuators():
     controllers = ex / 'config' / 'rrbot_modular_actuators.yaml'
     with DemoLaunch('demo_example_6') as demo:
         manager = demo.start_manager([controllers])
-        demo.publish_description(expand_xacro(ex / 'urdf' / 'rrbot_modular_actuators.urdf.xacro'))
+        demo.publish_description(
+            expand_xacro(ex / 'urdf' / 'rrbot_modular_actuators.urdf.xacro'), keep_waits=('start',)
+        )
         demo.spawn(
             'joint_state_broadcaster',
             'forward_position_controller',
