@@ -341,15 +341,20 @@ def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
         pub = ros.node.create_publisher(Float64MultiArray, '/two_joints/commands', 10)
         assert ros.spin_until(lambda: pub.get_subscription_count() > 0)
 
+        # A command within trigger_joint_command_threshold (1e-5) of the state is not sent, so
+        # the arm may stop that short of the target: joint_2 after a limited step (1 rad/s)
+        # that ended 6e-6 short of it did, once in a while, and joint_3 twice as short.
+        near = 2e-5
+
         def arrived() -> bool:  # a single message can still be lost while discovery settles
             pub.publish(Float64MultiArray(data=[0.5, -0.2]))
-            return arm_at(sim_states, [0.5, -0.2, 0.4], 1e-5)
+            return arm_at(sim_states, [0.5, -0.2, 0.4], near)
 
         def arm(msgs: list[JointState]) -> list[float] | None:
             return [position_of(msgs[-1], j) for j in ARM] if msgs else None
 
         def report() -> str:
-            """What each side last said (failed under load, its cause unknown)."""
+            """What each side last said."""
             return (
                 f'{len(commands)} commands heard, the last {arm(commands)}; {len(sim_states)} '
                 f'stand-in states, the last {arm(sim_states)}; /joint_states {arm(states)}\n'
@@ -357,7 +362,7 @@ def test_upstream_mimic_joint_follows_in_commands_and_states(tmp_path):
             )
 
         assert ros.spin_until(arrived), report()
-        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], 1e-5)), report()
+        assert ros.spin_until(lambda: arm_at(states, [0.5, -0.2, 0.4], near)), report()
         assert commands
         for msg in commands:
             assert msg.position[2] == -2.0 * msg.position[1]
