@@ -102,6 +102,23 @@ class RosHarness:
         self.node.create_subscription(msg_type, topic, received.append, qos)
         return received
 
+    def graph_report(self, topic: str) -> str:
+        """Who publishes and who subscribes to `topic` as this node's graph sees it, with
+        their QoS: for the failure report of a test that waited for a message."""
+        lines = [f'{topic}:']
+        for kind, infos in (
+            ('publisher', self.node.get_publishers_info_by_topic(topic)),
+            ('subscription', self.node.get_subscriptions_info_by_topic(topic)),
+        ):
+            for info in infos:
+                qos = info.qos_profile
+                lines.append(
+                    f'  {kind} {info.node_namespace.rstrip("/")}/{info.node_name}: '
+                    f'{qos.reliability.name} {qos.durability.name} {qos.history.name} '
+                    f'{qos.depth}, type {info.topic_type}'
+                )
+        return '\n'.join(lines)
+
     def subscribe_rosout(self) -> RosoutLines:
         """Every /rosout line, including those logged before this subscription was matched
         (the nodes' /rosout publishers keep a transient-local history)."""

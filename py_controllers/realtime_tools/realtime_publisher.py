@@ -209,10 +209,11 @@ class RealtimePublisher(Generic[MsgT]):
             listeners: Any = self._count_listeners() if self._count_listeners else 'n/a'
         except Exception as exc:  # destroyed publisher, shut-down context
             listeners = type(exc).__name__
+        payload = '' if self._serialized is None else f', {self._serialized.check()}'
         return (
             f'{topic}: published {self.published}, skipped {self.skipped}, unheard '
             f'{self.unheard}, errors {self.errors}, listeners {listeners}, '
-            f'pending {self._lock.locked()}; {worker_state()}'
+            f'pending {self._lock.locked()}{payload}; {worker_state()}'
         )
 
 

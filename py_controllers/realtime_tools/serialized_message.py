@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from rclpy.serialization import serialize_message
+from rclpy.serialization import deserialize_message, serialize_message
 
 __all__ = ['SerializedMessage', 'TimeField']
 
@@ -104,6 +104,17 @@ class SerializedMessage:
             for name, value in zip(names, view.tolist()):
                 setattr(parent, name, value)
         return self.msg
+
+    def check(self) -> str:
+        """Whether the bytes as they are now deserialize to the message type: for failure
+        reports."""
+        if not self.serialized:
+            return 'sent as a message'
+        try:
+            deserialize_message(bytes(self.buffer), type(self.msg))
+        except Exception as exc:  # whatever the middleware's type support raises
+            return f'the bytes do NOT deserialize: {exc!r}'
+        return 'the bytes deserialize'
 
     def doubles(self, view: np.ndarray) -> np.ndarray:
         """The view writing the float64 array that `view` (a numpy view of one of the

@@ -137,7 +137,8 @@ def test_the_sensor_robot_runs_every_broadcaster(rig, tmp_path):
     # five new subscriptions to discover (on a loaded 2-core machine that took over 10 s)
     heard = cm.run_until(lambda: all(received.values()))
     silent = [topic for topic, msgs in received.items() if not msgs]
-    assert heard, f'nothing on {silent} while stepping; publishers:\n{cm.publisher_report()}'
+    graph = '\n'.join(cm.harness.graph_report(topic) for topic in silent)
+    assert heard, f'nothing on {silent} while stepping:\n{cm.publisher_report()}\n{graph}'
     assert received['/range_sensor_broadcaster/range'][-1].range == 1.25
     assert received['/pose_broadcaster/pose'][-1].pose.position.x == 1.5
     assert received['/tf'][-1].transforms[0].child_frame_id == 'marker'
