@@ -1,12 +1,12 @@
 """Test-wide isolation: every pytest process gets its own ROS domain, localhost only, with
-quicker participant announcements (test/fastdds_profile.xml). A hang guard: a test still
-running after HANG_S prints every thread's stack and ends the process, so a hang costs
-minutes and names itself instead of eating the CI's whole budget. And, with
-PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call, failure and
-duration go there, and a run with that file deselects what it lists as started: the runner
-(scripts/test_distros.sh) resumes a suite after the test the process ended in. With
-PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the test files given
-(test/sharding.py), the runner's way of running a suite as several processes."""
+quicker participant announcements and no intra-process shortcut (test/fastdds_profile.xml).
+A hang guard: a test still running after HANG_S prints every thread's stack and ends the
+process, so a hang costs minutes and names itself instead of eating the CI's whole budget.
+And, with PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call,
+failure and duration go there, and a run with that file deselects what it lists as started:
+the runner (scripts/test_distros.sh) resumes a suite after the test the process ended in.
+With PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the test files
+given (test/sharding.py), the runner's way of running a suite as several processes."""
 
 import faulthandler
 import importlib.metadata
@@ -20,8 +20,9 @@ import sharding  # test/ is on sys.path (this conftest.py's folder, pytest's pre
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 200))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.setdefault('RCUTILS_LOGGING_BUFFERED_STREAM', '1')
-# Fast DDS announces a participant every 0.25 s, not 3 s (see the file). Fast DDS 2 (jazzy)
-# reads only the old variable; with 3 (kilted) the old one logs a deprecation warning.
+# Fast DDS announces a participant every 0.25 s, not 3 s, and delivers messages within a
+# process through its transports (the file says why). Fast DDS 2 (jazzy) reads only the old
+# variable; with 3 (kilted) the old one logs a deprecation warning.
 FASTDDS_PROFILE = os.path.join(os.path.dirname(__file__), 'fastdds_profile.xml')
 try:
     importlib.metadata.version('ros-fastrtps')  # Fast DDS 2's wheel
