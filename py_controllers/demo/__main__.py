@@ -255,6 +255,8 @@ class Demo:
         ok = self.ros.spin_until(on, GUARD_S)
         values = {k: round(v, 3) for k, v in tool_io().items()}
         print(f'   tool_io: {values}')
+        if not states:  # who this process sees on the topic, for the report
+            print(self.ros.graph_report('/gpio_command_controller/gpio_states'))
         return self.record('gpio', ok, f'tool_io {values}')
 
     def statistics(self) -> dict:
