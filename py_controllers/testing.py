@@ -104,7 +104,8 @@ class RosHarness:
 
     def graph_report(self, topic: str) -> str:
         """Who publishes and who subscribes to `topic` as this node's graph sees it, with
-        their QoS: for the failure report of a test that waited for a message."""
+        their reliability and durability (discovery carries no history depth): for the
+        failure report of a test that waited for a message."""
         lines = [f'{topic}:']
         for kind, infos in (
             ('publisher', self.node.get_publishers_info_by_topic(topic)),
@@ -114,8 +115,7 @@ class RosHarness:
                 qos = info.qos_profile
                 lines.append(
                     f'  {kind} {info.node_namespace.rstrip("/")}/{info.node_name}: '
-                    f'{qos.reliability.name} {qos.durability.name} {qos.history.name} '
-                    f'{qos.depth}, type {info.topic_type}'
+                    f'{qos.reliability.name} {qos.durability.name}, type {info.topic_type}'
                 )
         return '\n'.join(lines)
 
