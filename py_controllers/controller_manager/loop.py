@@ -24,6 +24,7 @@ from rclpy.time import Time
 
 from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.statistics import LoopStatistics
+from py_controllers.controller_manager.stop_flag import StopFlag
 from py_controllers.controller_manager.wake_up import sleep_until, wake_up_policy
 from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.realtime_tools.cycle_gate import CycleGate
@@ -72,7 +73,7 @@ class ControlLoop:
         self.last_cycle_ns = 0
         #: True while the loop waits for the cycle lock (held by a service's switch)
         self.waiting_for_lock = False
-        self._stop = threading.Event()
+        self._stop = StopFlag()  # set by a signal handler too (the emergency stop)
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:

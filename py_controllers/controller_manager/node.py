@@ -20,10 +20,10 @@ exits at once after one final-write attempt. A loop failure or stall also report
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -61,6 +61,7 @@ from py_controllers.controller_manager.startup_parameters import (
     StartupParameterError,
     check_loop_settings,
 )
+from py_controllers.controller_manager.stop_flag import StopFlag
 from py_controllers.controller_manager.watchdog import (
     BACKSTOP_MIN_S,
     DEFAULT_MAX_SWITCH_S,
@@ -120,7 +121,7 @@ class ControllerManagerRuntime:
         executor: SingleThreadedExecutor,
         *,
         start_loop: bool = True,
-        stop_requested: threading.Event | None = None,
+        stop_requested: StopFlag | None = None,
         args: Sequence[str] | None = None,
         backstop: Backstop | None = None,
         **node_kwargs: Any,
@@ -135,7 +136,7 @@ class ControllerManagerRuntime:
         start-up parameters that cannot work."""
         self.start_loop = start_loop
         # set when the process should end: a signal, the loop failing or stalling
-        self.stop_requested = stop_requested or threading.Event()
+        self.stop_requested = stop_requested or StopFlag()
         self.node = Node(
             'controller_manager',
             allow_undeclared_parameters=True,
@@ -408,31 +409,41 @@ class ControllerManagerRuntime:
 
 class _Signals:
     """SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first asks for the safe stop; another one
-    while it runs makes one final-write attempt and exits at once."""
+    while it runs makes one final-write attempt and exits at once. Any further signal while
+    that emergency stop runs returns at once: the handler runs on top of the code it
+    interrupts, that code may be the emergency stop itself, and waiting on it is waiting
+    for good. The handler takes no lock of its own (`StopFlag`, `os.write`)."""
 
     HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
     def __init__(self) -> None:
-        self.stop = threading.Event()
+        self.stop = StopFlag()
         self.runtime: ControllerManagerRuntime | None = None
+        self.emergency = False  # set once, as the emergency stop starts
         for sig in self.HANDLED:
             signal.signal(sig, self._handle)
 
     def _handle(self, signum: int, _frame: Any) -> None:
+        if self.emergency:
+            return
         if not self.stop.is_set():
             self.stop.set()
             return
+        self.emergency = True
         runtime = self.runtime
         if runtime is not None:
             try:
                 runtime.emergency_stop()
             except Exception as exc:
-                print(f'[ros2_control_node] final write failed: {exc!r}', file=sys.stderr)
-        print(
-            f'[ros2_control_node] {signal.Signals(signum).name} again: exiting now',
-            file=sys.stderr,
-        )
+                _say(f'final write failed: {exc!r}')
+        _say(f'{signal.Signals(signum).name} again: exiting now')
         os._exit(1)
+
+
+def _say(text: str) -> None:
+    """To stderr without the stream's lock (print() raises when it interrupts a print)."""
+    with contextlib.suppress(OSError):
+        os.write(2, f'[ros2_control_node] {text}\n'.encode())
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,6 +5,7 @@ service waiting on a stuck loop. Each fails without its fix."""
 
 from __future__ import annotations
 
+import signal
 import threading
 
 import pytest
@@ -15,6 +16,7 @@ from safety_rig import robot, running_manager
 from safety_rig import start as start_safety
 
 from py_controllers.controller_interface.controller_interface import CallbackReturn, ReturnType
+from py_controllers.controller_manager import node as node_module
 from py_controllers.controller_manager import supervision
 from py_controllers.controller_manager.invariants import check_invariants
 from py_controllers.hardware_interface.types import LifecycleStateId as S
@@ -129,6 +131,51 @@ def test_a_second_signal_lets_no_cycle_overwrite_the_holds(harness):
         assert m.rm.command_interfaces['j1/velocity'].value == 0.0
     finally:
         m.cycle_lock.release()  # the emergency keeps it for good; the test lets go
+        node.shutdown()
+
+
+def test_a_signal_during_the_emergency_stop_returns_at_once(harness, monkeypatch):
+    """q13's [(SIGTERM, 0.3), (SIGHUP, 0.3), (SIGHUP, 0.0)]: the third signal's handler ran
+    on top of the second's emergency stop (inside the loop's stop request), started another
+    one and waited for good on the lock the one it interrupted held: no hold was written."""
+    node = running_manager(harness, robot({'Arm': ({}, ['j1'])}))
+    m = node.manager
+    previous = {sig: signal.getsignal(sig) for sig in node_module._Signals.HANDLED}
+    exits, stop_requests = [], []
+
+    class Exited(BaseException):
+        pass
+
+    def exit_now(status):
+        exits.append(status)
+        raise Exited
+
+    request_stop = node.loop.request_stop
+
+    def request_stop_then_a_signal():
+        stop_requests.append(1)
+        request_stop()
+        if len(stop_requests) == 1:
+            signal.raise_signal(signal.SIGHUP)  # its handler runs here, on top of this one
+
+    monkeypatch.setattr(node_module.os, '_exit', exit_now)
+    monkeypatch.setattr(node.loop, 'request_stop', request_stop_then_a_signal)
+    try:
+        signals = node_module._Signals()
+        signals.runtime = node
+        start_safety(m, 'pushing', interfaces=['j1/velocity'], value=1.5)
+        assert harness.spin_until(lambda: m.rm.command_interfaces['j1/velocity'].value == 1.5)
+        signal.raise_signal(signal.SIGTERM)  # the safe stop is asked for
+        assert signals.stop.is_set() and exits == []
+        with pytest.raises(Exited):
+            signal.raise_signal(signal.SIGHUP)  # the emergency stop, and a third signal in it
+        assert (len(stop_requests), exits) == (1, [1])
+        assert m.rm.command_interfaces['j1/velocity'].value == 0.0
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if stop_requests:
+            m.cycle_lock.release()  # the emergency keeps it for good; the test lets go
         node.shutdown()
 
 
