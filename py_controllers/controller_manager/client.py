@@ -218,13 +218,28 @@ class ControllerManagerClient:
             if self.wait_timeout_s > 0 and now - start >= self.wait_timeout_s:
                 raise ServiceError(
                     f"controller manager '{self.manager}' not available: service "
-                    f"'{service}' did not appear within {self.wait_timeout_s:g} s"
+                    f"'{service}' did not appear within {self.wait_timeout_s:g} s "
+                    f'({self._graph_says(name)})'
                 )
             if now >= next_warning:
                 self.node.get_logger().warning(f"still waiting for '{name}'...")
                 next_warning = now + 10.0
             # the graph is updated by the middleware's threads: nothing to spin here
             time.sleep(POLL_S)
+
+    def _graph_says(self, name: str) -> str:
+        """What the ROS graph knows of service `name`: no server at all (no manager, or
+        discovery has not heard of it), or a server this client was never matched with."""
+        servers = self.node.count_services(name)
+        if servers:
+            return (
+                f'the ROS graph lists {servers} server(s) of it, but the middleware has not '
+                'matched this client with one'
+            )
+        nodes = sorted(
+            f'{ns.rstrip("/")}/{n}' for n, ns in self.node.get_node_names_and_namespaces()
+        )
+        return f'the ROS graph lists no server of it; nodes seen: {", ".join(nodes) or "none"}'
 
     def _spin(self, future: Any, timeout_s: float) -> None:
         if self.executor is not None:

@@ -140,24 +140,22 @@ class AdmittanceDemo(MujocoArmDemo):
         point = JointTrajectoryPoint(positions=GOAL, velocities=[0.0] * len(JOINTS))
         set_duration(point.time_from_start, GOAL_S * self.scale)
         goal.trajectory.points.append(point)
-        sent = client.send_goal_async(goal)
-        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
-            return self.record('trajectory', False, 'goal rejected')
-        t0 = self.sim_time_s()
-        result_future = sent.result().get_result_async()
-        if not self.ros.spin_until(result_future.done, GOAL_S * self.scale * 3.0 + 20.0):
-            return self.record('trajectory', False, 'no result in time')
-        result = result_future.result().result
-        sim_s = self.sim_time_s() - t0
-        self.wait_sim(SETTLE_S)  # the admittance rings on a little: settle before the push
-        worst = max(abs(self.positions()[j] - GOAL[i]) for i, j in enumerate(JOINTS))
-        gap = np.linalg.norm(self.tool(self.joint_states[-1]) - self.transform(GOAL)[:3, 3])
-        ok = result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+        run = self.run_goal(client, goal, GOAL_S * self.scale)
+        if isinstance(run, str):
+            return self.record('trajectory', False, run)
+        settled = self.state_at(run.end_s + SETTLE_S)  # the admittance rings on a little
+        if settled is None:
+            return self.record('trajectory', False, 'no /joint_states after the goal')
+        at = dict(zip(settled.name, settled.position))
+        worst = max(abs(at[j] - GOAL[i]) for i, j in enumerate(JOINTS))
+        gap = np.linalg.norm(self.tool(settled) - self.transform(GOAL)[:3, 3])
+        ok = run.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
         return self.record(
             'trajectory',
             ok and worst <= GOAL_TOLERANCE,
-            f'error_code {result.error_code} after {sim_s:.2f} s simulated; {SETTLE_S} s later '
-            f'max joint error {worst * 1000:.2f} mrad, tool {gap * 1000:.2f} mm off the goal',
+            f'error_code {run.result.error_code} after {run.end_s - run.start_s:.2f} s '
+            f'simulated; {SETTLE_S} s later max joint error {worst * 1000:.2f} mrad, tool '
+            f'{gap * 1000:.2f} mm off the goal',
         )
 
     def set_push(self, force_x: float) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from control_msgs.action import FollowJointTrajectory
@@ -42,6 +43,7 @@ WAYPOINTS = [
     (6.0, [0.3, 0.6, 0.9, 0.0, 0.6, 0.3]),
 ]
 GOAL_TOLERANCE = 0.01  # rad, constraints.<joint>.goal in mujoco_arm_controllers.yaml
+FINAL_AFTER_S = 0.05  # s simulated: the arm's final state is judged this long after the goal
 SETTLE_S = 3.0  # simulated s the trajectory controller gets to hold the arm within tolerance
 GRIPPER_WEIGHT_N = 1.0 * 9.81  # the 1 kg gripper under the wrist sensor (arm6.xml)
 
@@ -67,6 +69,17 @@ def via_velocities(
             velocities.append((before + after) / 2.0 if before * after > 0.0 else 0.0)
         result.append(velocities)
     return result
+
+
+@dataclass
+class GoalRun:
+    """A FollowJointTrajectory goal that got a result; times in simulated s, from feedback."""
+
+    result: FollowJointTrajectory.Result
+    start_s: float  # the first feedback's stamp
+    end_s: float  # no earlier than the goal's end on the controller's clock
+    feedback: int  # feedback messages received
+    wall_s: float  # from acceptance to the result
 
 
 class MujocoArmDemo:
@@ -104,6 +117,45 @@ class MujocoArmDemo:
         """The latest /joint_states positions by joint name."""
         msg = self.joint_states[-1]
         return dict(zip(msg.name, msg.position))
+
+    def state_at(self, since_s: float) -> JointState | None:
+        """The first /joint_states message stamped at or after `since_s` (simulated s),
+        spun for until it arrives; None if it does not within GUARD_S. A loaded host
+        delivers the stream late: the latest message received may be seconds old."""
+        if not self.ros.spin_until(
+            lambda: bool(self.joint_states) and stamp_s(self.joint_states[-1]) >= since_s,
+            GUARD_S,
+        ):
+            return None
+        return next(m for m in self.joint_states if stamp_s(m) >= since_s)
+
+    def run_goal(
+        self, client: ActionClient, goal: FollowJointTrajectory.Goal, duration_s: float
+    ) -> GoalRun | str:
+        """Send `goal` (its last point at `duration_s`) and wait for its result; what went
+        wrong if it was rejected or got no result in time."""
+        feedback: list[float] = []
+        sent = client.send_goal_async(
+            goal, feedback_callback=lambda msg: feedback.append(stamp_s(msg.feedback))
+        )
+        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
+            return 'goal rejected'
+        wall0 = time.monotonic()
+        result_future = sent.result().get_result_async()
+        if not self.ros.spin_until(result_future.done, duration_s * 3.0 + 20.0):
+            return 'no result in time'
+        if not feedback and not self.ros.spin_until(lambda: bool(feedback), GUARD_S):
+            return 'a result but no feedback'
+        # the JTC succeeds only past the goal's duration after its first feedback; feedback
+        # sent later than the last one received may still be on its way
+        end_s = max(feedback[-1], feedback[0] + duration_s)
+        return GoalRun(
+            result_future.result().result,
+            feedback[0],
+            end_s,
+            len(feedback),
+            time.monotonic() - wall0,
+        )
 
     def sim_time_s(self) -> float:
         """The latest /clock, s (0 before one arrived)."""
@@ -193,35 +245,31 @@ class MujocoArmDemo:
             point = JointTrajectoryPoint(positions=positions, velocities=velocities)
             set_duration(point.time_from_start, t)
             goal.trajectory.points.append(point)
-        feedback: list = []
-        sent = client.send_goal_async(goal, feedback_callback=feedback.append)
-        if not self.ros.spin_until(sent.done, GUARD_S) or not sent.result().accepted:
-            return self.record('trajectory', False, 'goal rejected')
-        t0, wall0 = self.sim_time_s(), time.monotonic()
-        print(f'  goal accepted at simulated time {t0:.2f} s')
-        result_future = sent.result().get_result_async()
-        if not self.ros.spin_until(result_future.done, 6.0 * self.scale * 3.0 + 20.0):
-            return self.record('trajectory', False, 'no result in time')
-        result = result_future.result().result
-        sim_s, wall_s = self.sim_time_s() - t0, time.monotonic() - wall0
-        count = len(self.joint_states)
-        self.ros.spin_until(lambda: len(self.joint_states) > count + 5, GUARD_S)
-        final = self.positions()
+        run = self.run_goal(client, goal, scaled[-1][0])
+        if isinstance(run, str):
+            return self.record('trajectory', False, run)
+        print(f'  goal started at simulated time {run.start_s:.2f} s')
+        final_state = self.state_at(run.end_s + FINAL_AFTER_S)
+        if final_state is None:
+            return self.record('trajectory', False, 'no /joint_states after the goal')
+        final = dict(zip(final_state.name, final_state.position))
         target = WAYPOINTS[-1][1]
         errors = [final[j] - target[i] for i, j in enumerate(JOINTS)]
         print(
-            f'  result after {sim_s:.2f} s simulated ({wall_s:.2f} s wall clock); goal '
-            f'tolerance {GOAL_TOLERANCE * 1000:.0f} mrad per joint:'
+            f'  result after {run.end_s - run.start_s:.2f} s simulated ({run.wall_s:.2f} s '
+            f'wall clock); goal tolerance {GOAL_TOLERANCE * 1000:.0f} mrad per joint, '
+            f'{FINAL_AFTER_S} s after the goal:'
         )
         for j, e in zip(JOINTS, errors):
             print(f'    {j}: final error {e * 1000:+7.2f} mrad')
         worst = max(abs(e) for e in errors)
+        result = run.result
         ok = result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
         ok = ok and worst <= GOAL_TOLERANCE
         return self.record(
             'trajectory',
             ok,
-            f'error_code {result.error_code} {result.error_string!r}, {len(feedback)} feedback '
+            f'error_code {result.error_code} {result.error_string!r}, {run.feedback} feedback '
             f'messages, max final error {worst * 1000:.2f} mrad',
         )
 
