@@ -20,6 +20,18 @@ from py_controllers.dashboard.tuning_schema import ParameterError, ParamRow
 from py_controllers.dashboard.ui_common import Dashboard, Session, answer_line, line_chart
 
 WINDOWS_S = (5, 10, 30, 60)
+
+
+def window_of(query: str | None) -> int:
+    """The plot window asked for by the page's `window` query (the default if none is)."""
+    return int(query) if query in {str(w) for w in WINDOWS_S} else WINDOWS_S[1]
+
+
+def tuning_url(controller: str, window_s: int) -> str:
+    """The tuning page of `controller` with the plot window `window_s`."""
+    return f'/tuning?controller={quote(controller)}&window={window_s}'
+
+
 MAX_POINTS = 400  # per line: more than a chart a few hundred pixels wide can show
 REFRESH_S = 0.25
 _FEEDS: dict[int, tuning_bridge.Feeds] = {}
@@ -37,7 +49,11 @@ def slug(text: str) -> str:
 
 def build(dash: Dashboard, session: Session) -> None:
     """The page body."""
-    chosen = ui.context.client.request.query_params.get('controller', '')
+    query = ui.context.client.request.query_params
+    chosen = query.get('controller', '')
+    # the window chosen goes into the address: a page reloaded (a busy host can drop its
+    # connection) or rebuilt keeps it
+    choice = {'window_s': window_of(query.get('window'))}
     names = [c.name for c in dash.watch.state.controllers]
     with ui.row().classes('items-center w-full'):
         picker = (
@@ -45,7 +61,7 @@ def build(dash: Dashboard, session: Session) -> None:
                 sorted(set(names) | ({chosen} if chosen else set())),
                 label='controller',
                 value=chosen or None,
-                on_change=lambda e: ui.navigate.to(f'/tuning?controller={quote(e.value or "")}'),
+                on_change=lambda e: ui.navigate.to(tuning_url(e.value or '', choice['window_s'])),
             )
             .classes('w-72')
             .props('data-testid=tuning-controller')
@@ -65,7 +81,7 @@ def build(dash: Dashboard, session: Session) -> None:
 
     @ui.refreshable
     def body() -> None:
-        views[:] = [_TuningView(dash, session, chosen, dash.manager, heading)]
+        views[:] = [_TuningView(dash, session, chosen, dash.manager, heading, choice)]
 
     body()
 
@@ -82,7 +98,13 @@ class _TuningView:
     """The parameters and plots of one controller on one page."""
 
     def __init__(
-        self, dash: Dashboard, session: Session, name: str, manager: str, heading: Any
+        self,
+        dash: Dashboard,
+        session: Session,
+        name: str,
+        manager: str,
+        heading: Any,
+        choice: dict[str, int],
     ) -> None:
         self.dash, self.session, self.name, self.manager, self.heading = (
             dash,
@@ -100,7 +122,8 @@ class _TuningView:
         self.loading = False
         self.charts: dict[str, Any] = {}
         self.frozen: tuple[float, list[tuning.Sample]] | None = None
-        self.window_s = float(WINDOWS_S[1])
+        self.choice = choice
+        self.window_s = float(choice['window_s'])
         with ui.row().classes('w-full no-wrap items-start'):
             with ui.column().classes('col-5'):
                 answer_line(session)
@@ -109,9 +132,9 @@ class _TuningView:
                 with ui.row().classes('items-center'):
                     ui.select(
                         {w: f'last {w} s' for w in WINDOWS_S},
-                        value=WINDOWS_S[1],
+                        value=choice['window_s'],
                         label='window',
-                        on_change=lambda e: setattr(self, 'window_s', float(e.value)),
+                        on_change=self._on_window,
                     ).classes('w-32').props('data-testid=plot-window')
                     self.pause = ui.switch('pause', on_change=self._on_pause).props(
                         'data-testid=plot-pause'
@@ -121,6 +144,11 @@ class _TuningView:
                     )
                 self.status = ui.label().classes('text-caption').props('data-testid=plot-status')
                 self.plots = ui.column().classes('w-full')
+
+    def _on_window(self, event: Any) -> None:
+        self.window_s = float(event.value)
+        self.choice['window_s'] = int(event.value)
+        ui.navigate.history.replace(tuning_url(self.name, int(event.value)))
 
     # --- parameters -------------------------------------------------------------------
     async def load(self) -> None:

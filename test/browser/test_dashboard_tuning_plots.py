@@ -5,6 +5,8 @@ position reaching the goal with the actual one inside the path tolerance band
 (constraints.joint1.trajectory: 0.2), and a cmd_vel published over ROS shows as both the
 commanded and the measured velocity. The numbers are read from the page's charts."""
 
+import re
+
 import pytest
 from browser_rig import chart_series, streaming, wait_for_last_point
 from control_msgs.action import FollowJointTrajectory
@@ -36,6 +38,11 @@ def test_a_trajectory_goal_plots_desired_reaching_it_and_actual_within_tolerance
     # starved host (the goal's 2 s and the waits for the lines' ends took longer there)
     page.get_by_test_id('plot-window').click()
     page.get_by_role('option', name='last 60 s').click()
+    expect(page.get_by_test_id('plot-window')).to_contain_text('last 60 s')
+    # the window is in the address: a reload (a busy host may drop the page's connection,
+    # and the page comes back as it was first built) keeps it (h16 lost it: 10 s kept)
+    expect(page).to_have_url(re.compile(r'[?&]window=60\b'))
+    page.reload()
     expect(page.get_by_test_id('plot-window')).to_contain_text('last 60 s')
     # before any goal: the desired position holds where the arm stands
     wait_for_last_point(page, JOINT1_CHART, 'joint1 desired', start['joint1'], 0.03)
