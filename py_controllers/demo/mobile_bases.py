@@ -7,9 +7,11 @@ both on py_controllers/SimulatedSystem: the wheels and the steering lag behind t
 commands as motors do) and its controller YAML; spawns the joint state broadcaster and the
 base's controller with `spawner`, remapping the controller's `~/tf_odometry` to /tf as
 ros2_control_demos' launch files do; streams TwistStamped references to
-/<controller>/reference; integrates the references it sent into the commanded path and
-judges the controller's odometry against it: how far it strays from the commanded path,
-where it ends, how well the loop closes. Prints the numbers, a summary table, and plots the
+/<controller>/reference; integrates the legs over the times the controller held them (its
+~/controller_state shows when each leg reached it) into the commanded path and judges the
+controller's odometry against it: how far it strays from the commanded path, where it ends.
+A busy host delivers references late and moves the path, not the judgement (how far the loop
+is from closing is printed, not judged). Prints the numbers, a summary table, and plots the
 two paths. Exit status 0 only if every number is within its bound.
 """
 
@@ -18,20 +20,43 @@ from __future__ import annotations
 import argparse
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+from control_msgs.msg import MecanumDriveControllerState, SteeringControllerStatus
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
 from py_controllers.demo import paths
-from py_controllers.demo.paths import CommandedPath, Leg, Pose
+from py_controllers.demo.paths import Leg, Pose, Twist
 from py_controllers.demo.summary import print_summary
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 PUBLISH_PERIOD_S = 0.02  # the reference stream: about 40 Hz once spinning is counted
 SETTLE_S = 0.5  # zero references after the path, so the lagging wheels come to rest
+STEP_S = 0.02  # the commanded path's resolution
+# config/carlikebot_controllers.yaml
+WHEELBASE_M = 0.325
+TRACTION_RADIUS_M = 0.05
+
+
+def car_twist(state: SteeringControllerStatus) -> Twist:
+    """The twist a bicycle model gives the Ackermann controller's commands (mean traction
+    wheel speed, mean steering angle): which leg it is applying."""
+    if not state.traction_command or not state.steering_angle_command:
+        return paths.REST
+    v = sum(state.traction_command) / len(state.traction_command) * TRACTION_RADIUS_M
+    steer = sum(state.steering_angle_command) / len(state.steering_angle_command)
+    return (v, 0.0, v * math.tan(steer) / WHEELBASE_M)
+
+
+def mecanum_twist(state: MecanumDriveControllerState) -> Twist:
+    """The reference the mecanum controller applies (it says so in its state)."""
+    r = state.reference_velocity
+    return (r.linear.x, r.linear.y, r.angular.z)
 
 
 @dataclass(frozen=True)
@@ -48,6 +73,8 @@ class BaseDemo:
     max_deviation_m: float  # odometry from the commanded path, at its worst
     max_end_error_m: float  # odometry's end position from the commanded end position
     max_heading_error_rad: float  # odometry's end heading from the commanded end heading
+    state_type: Any  # the controller's ~/controller_state message
+    applied: Callable[[Any], Twist]  # the twist a state shows the controller applying
 
 
 CAR = BaseDemo(
@@ -58,12 +85,15 @@ CAR = BaseDemo(
     legs=paths.figure_eight(speed=0.5, radius=0.6),
     quick_legs=paths.figure_eight(speed=1.0, radius=0.6),
     path_name='figure-eight',
-    # the steering's lag when it swings from left to right costs the most: measured 4 to
-    # 21 mm and 0.4 to 1.8 deg at the end, 13 to 27 mm at worst at 0.5 m/s (the spread is
-    # the reference stream's timing on a loaded machine); 43 mm, 3.7 deg, 55 mm at 1 m/s
-    max_deviation_m=0.10,
-    max_end_error_m=0.08,
+    # the steering's lag when it swings from left to right costs the most: measured 1 mm and
+    # 1.8 deg at the end, 8 mm at worst at 0.5 m/s, quiet or beside four busy loops; 3 mm,
+    # 3.7 deg, 15 mm at 1 m/s. The rest of the margin is the take-up times' resolution: the
+    # controller's state comes at most every cycle (10 ms), and a busy one skips some.
+    max_deviation_m=0.06,
+    max_end_error_m=0.05,
     max_heading_error_rad=0.10,
+    state_type=SteeringControllerStatus,
+    applied=car_twist,
 )
 MECANUM = BaseDemo(
     name='mecanum base',
@@ -73,13 +103,14 @@ MECANUM = BaseDemo(
     legs=paths.sideways_square(speed=0.25, side=0.5),
     quick_legs=paths.sideways_square(speed=0.5, side=0.5),
     path_name='square',
-    # a leg's start and stop reaching the loop late by different amounts moves a corner by
-    # speed * that difference: 3 mm (5 mm at worst) at 0.25 m/s on a quiet host, 46 mm at
-    # 0.5 m/s (--quick) while another test suite ran beside it; the heading stays 0 (all
-    # four wheels lag alike), which is the holonomic base's point
-    max_deviation_m=0.10,
-    max_end_error_m=0.08,
+    # the wheels' lag rounds the corners: 4 mm at worst and 0 at the end at 0.25 m/s, 8 mm
+    # at 0.5 m/s (--quick); the heading stays 0 (all four wheels lag alike), which is the
+    # holonomic base's point
+    max_deviation_m=0.06,
+    max_end_error_m=0.05,
     max_heading_error_rad=0.005,
+    state_type=MecanumDriveControllerState,
+    applied=mecanum_twist,
 )
 BASES = {'car': CAR, 'mecanum': MECANUM}
 
@@ -87,6 +118,11 @@ BASES = {'car': CAR, 'mecanum': MECANUM}
 def pose_of(msg: Odometry) -> Pose:
     p, q = msg.pose.pose.position, msg.pose.pose.orientation
     return p.x, p.y, 2.0 * math.atan2(q.z, q.w)
+
+
+def stamp_s(msg: Any) -> float:
+    """A message's header stamp, s."""
+    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def describe(pose: Pose) -> str:
@@ -99,13 +135,15 @@ class BaseRun:
     def __init__(self, ros: RosHarness, base: BaseDemo, quick: bool) -> None:
         self.ros = ros
         self.base = base
-        self.legs = base.quick_legs if quick else base.legs
+        # the path, then zero references so the lagging wheels come to rest
+        self.legs = [*(base.quick_legs if quick else base.legs), Leg(0.0, 0.0, 0.0, SETTLE_S)]
         self.results: list[tuple[str, bool, str]] = []
         self.odom = ros.subscribe(Odometry, f'/{base.controller}/odometry', 1000)
+        self.states = ros.subscribe(base.state_type, f'/{base.controller}/controller_state', 1000)
         self.tf = ros.subscribe(TFMessage, '/tf', 1000)
-        self.commanded = CommandedPath()
+        self.sent_s: list[float] = []  # when each leg's first reference went out
+        self.commanded = paths.CommandedPath()
         self.odometry_path: list[Pose] = []
-        self.leg_ends: list[tuple[Pose, Pose]] = []  # (commanded, odometry) at each leg's end
 
     def record(self, step: str, ok: bool, detail: str) -> bool:
         print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
@@ -129,26 +167,19 @@ class BaseRun:
             print(result.stdout + result.stderr)
         return self.record('spawner', result.returncode == 0, ', '.join(controllers))
 
-    def _odometry_now(self) -> Pose:
-        pose = pose_of(self.odom[-1]) if self.odom else (0.0, 0.0, 0.0)
-        self.odometry_path.append(pose)
-        return pose
+    def _now_s(self) -> float:
+        return self.ros.node.get_clock().now().nanoseconds * 1e-9
 
-    def _stream(self, pub, twist: TwistStamped, leg: Leg) -> None:
-        """Publish `leg`'s twist until its time is up, adding to the commanded path the
-        time each sent twist was in force."""
+    def _stream(self, pub: Any, twist: TwistStamped, leg: Leg) -> None:
+        """Publish `leg`'s twist for its seconds (the demo's clock)."""
         twist.twist.linear.x, twist.twist.linear.y = leg.vx, leg.vy
         twist.twist.angular.z = leg.wz
-        start = last = time.monotonic()
-        end = start + leg.seconds
-        while (now := time.monotonic()) < end:
-            self.commanded.hold(leg.vx, leg.vy, leg.wz, now - last)
-            last = now
+        self.sent_s.append(self._now_s())
+        end = time.monotonic() + leg.seconds
+        while time.monotonic() < end:
             twist.header.stamp = self.ros.node.get_clock().now().to_msg()
             pub.publish(twist)
             self.ros.spin_until(lambda: False, timeout_s=PUBLISH_PERIOD_S)
-            self._odometry_now()
-        self.commanded.hold(leg.vx, leg.vy, leg.wz, end - last)
 
     def drive(self) -> bool:
         base = self.base
@@ -158,24 +189,45 @@ class BaseRun:
         if not self.ros.spin_until(lambda: pub.get_subscription_count() > 0 and self.odom):
             return self.record(base.path_name, False, 'no reference subscriber or no odometry')
         twist = TwistStamped()
-        for k, leg in enumerate(self.legs):
+        for leg in self.legs:
             self._stream(pub, twist, leg)
-            ends = (self.commanded.end, self._odometry_now())
-            self.leg_ends.append(ends)
-            print(f'    leg {k + 1} ends: commanded {describe(ends[0])}')
-            print(f'               odometry  {describe(ends[1])}')
-        self._stream(pub, twist, Leg(0.0, 0.0, 0.0, SETTLE_S))
+        # the controller's state once it has taken the stop up, and the odometry after it
+        stopped = [math.inf]
+
+        def at_rest() -> bool:
+            for m in reversed(self.states):
+                if stamp_s(m) < self.sent_s[-1] or base.applied(m) != paths.REST:
+                    break
+                stopped[0] = stamp_s(m)
+            return stamp_s(self.odom[-1]) >= stopped[0] + self.legs[-1].seconds
+
+        if not self.ros.spin_until(at_rest):
+            return self.record(base.path_name, False, 'the controller never showed the stop')
         return self.judge()
 
     def judge(self) -> bool:
         base = self.base
-        commanded, odometry = self.commanded.end, self._odometry_now()
-        end_error = math.hypot(odometry[0] - commanded[0], odometry[1] - commanded[1])
-        heading_error = paths.heading_error(odometry[2], commanded[2])
+        applied = [(stamp_s(m), base.applied(m)) for m in self.states]
+        starts = paths.legs_taken_up(self.legs, self.sent_s, applied)
+        odometry = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
+        self.odometry_path = [pose for _, pose in odometry]
+        for k, (leg, start, end) in enumerate(zip(self.legs, starts, starts[1:])):
+            self.commanded.hold_for(leg.vx, leg.vy, leg.wz, max(0.0, end - start), STEP_S)
+            at_end = next((pose for t, pose in odometry if t >= end), self.odometry_path[-1])
+            late_ms = (start - self.sent_s[k]) * 1000.0
+            print(
+                f'    leg {k + 1}: {end - start:.2f} s at the controller (taken up {late_ms:.0f}'
+                f' ms after it was sent)'
+            )
+            print(f'      ends: commanded {describe(self.commanded.end)}')
+            print(f'            odometry  {describe(at_end)}')
+        commanded, end_pose = self.commanded.end, self.odometry_path[-1]
+        end_error = math.hypot(end_pose[0] - commanded[0], end_pose[1] - commanded[1])
+        heading_error = paths.heading_error(end_pose[2], commanded[2])
         deviation = paths.max_deviation(self.odometry_path, self.commanded.poses)
-        closure = math.hypot(odometry[0], odometry[1])
+        closure = math.hypot(end_pose[0], end_pose[1])
         print(f'\n    commanded end: {describe(commanded)}')
-        print(f'    odometry end:  {describe(odometry)}')
+        print(f'    odometry end:  {describe(end_pose)}')
         print(
             f'    end error {end_error * 1000:.1f} mm, heading {math.degrees(heading_error):+.2f}'
             f' deg; loop closure {closure * 1000:.1f} mm (commanded '
@@ -206,9 +258,9 @@ class BaseRun:
             for t in m.transforms
             if t.header.frame_id == 'odom' and t.child_frame_id == 'base_link'
         ]
-        if not ends:
-            return self.record('tf', False, 'no odom -> base_link on /tf')
-        odometry = self.odometry_path[-1]
+        if not ends or not self.odom:
+            return self.record('tf', False, 'no odom -> base_link on /tf, or no odometry')
+        odometry = pose_of(self.odom[-1])
         gap = math.hypot(ends[-1].x - odometry[0], ends[-1].y - odometry[1])
         return self.record(
             'tf',
@@ -245,7 +297,7 @@ def run(args: argparse.Namespace, which: str) -> int:
             [p[:2] for p in demo.odometry_path],
             [p[:2] for p in demo.commanded.poses],
             title=f'{base.controller}\nodometry against the commanded {base.path_name}',
-            commanded_label=f'commanded {base.path_name} (integrated references)',
+            commanded_label=f'commanded {base.path_name} (the legs as the controller held them)',
         )
         print(f'\n  plot written to {written.resolve()}')
     print(f'\n{"demo succeeded" if ok else "demo FAILED"}')

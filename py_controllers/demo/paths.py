@@ -1,13 +1,16 @@
 """The planar paths the mobile base demos drive, and the numbers that judge them (no ROS).
 
 A path is a list of legs, each a constant body twist (vx, vy, wz) held for some seconds.
-`CommandedPath` integrates the twists a demo actually sent, over the times it held them,
-into the pose the base was asked to reach; the odometry is then judged against it.
+`CommandedPath` integrates the legs over the times the controller held them (when each leg
+reached the controller, from its ~/controller_state) into the pose the base was asked to
+reach; the odometry is then judged against it. A reference that reaches the controller late
+(a busy host) moves where the base goes, not how well its odometry follows what it was told.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -55,16 +58,60 @@ def advance(pose: Pose, vx: float, vy: float, wz: float, dt: float) -> Pose:
 
 @dataclass
 class CommandedPath:
-    """The poses the sent twists ask for: `hold(twist, dt)` after each twist was in force."""
+    """The poses the legs ask for: `hold(twist, dt)` for each time a twist was in force."""
 
     poses: list[Pose] = field(default_factory=lambda: [(0.0, 0.0, 0.0)])
 
     def hold(self, vx: float, vy: float, wz: float, dt: float) -> None:
         self.poses.append(advance(self.poses[-1], vx, vy, wz, dt))
 
+    def hold_for(self, vx: float, vy: float, wz: float, seconds: float, step_s: float) -> None:
+        """`hold` for `seconds` in steps of at most `step_s` (a drawable polyline)."""
+        steps = max(1, math.ceil(seconds / step_s))
+        for _ in range(steps):
+            self.hold(vx, vy, wz, seconds / steps)
+
     @property
     def end(self) -> Pose:
         return self.poses[-1]
+
+
+Twist = tuple[float, float, float]  # vx (m/s), vy (m/s), wz (rad/s)
+
+
+REST = (0.0, 0.0, 0.0)
+
+
+def _twist(leg: Leg) -> Twist:
+    return (leg.vx, leg.vy, leg.wz)
+
+
+def legs_taken_up(
+    legs: Sequence[Leg], sent_s: Sequence[float], applied: Sequence[tuple[float, Twist]]
+) -> list[float]:
+    """When the controller took up each leg, on its clock. `applied`: (stamp, the twist the
+    controller's state shows it applying), in stamp order. Leg k, first sent at `sent_s[k]`,
+    was taken up at the first stamp at or after that (and after leg k-1's) whose twist is
+    nearer leg k's than the leg's before it (the base at rest before the first). A leg never
+    seen keeps its sent time."""
+    starts: list[float] = []
+    i = 0
+    for k, sent in enumerate(sent_s):
+        new, old = _twist(legs[k]), _twist(legs[k - 1]) if k else REST
+        while i < len(applied) and applied[i][0] < max(sent, starts[-1] if starts else sent):
+            i += 1
+        j = next(
+            (
+                j
+                for j in range(i, len(applied))
+                if math.dist(applied[j][1], new) < math.dist(applied[j][1], old)
+            ),
+            None,
+        )
+        starts.append(applied[j][0] if j is not None else sent)
+        if j is not None:
+            i = j
+    return starts
 
 
 def distance_to_path(point: tuple[float, float], path: list[Pose]) -> float:

@@ -44,17 +44,18 @@ BASE_NUMBERS = re.compile(
 
 @pytest.mark.parametrize(
     ('flag', 'step', 'end_mm', 'heading_deg', 'deviation_mm'),
-    [('--car', 'figure-eight', 80, 5.7, 100), ('--mecanum', 'square', 80, 0.3, 100)],
+    [('--car', 'figure-eight', 50, 5.7, 60), ('--mecanum', 'square', 50, 0.3, 60)],
     ids=['car figure-eight', 'mecanum square'],
 )
 def test_base_demo_odometry_follows_the_commanded_path(
     tmp_path, flag, step, end_mm, heading_deg, deviation_mm
 ):
-    """--car / --mecanum: the odometry ends where the integrated references end, the loop
-    closes, the path stays near the commanded one, and odom -> base_link is on /tf (the
-    spawner's remap of ~/tf_odometry). At the demo's own speeds, not --quick's double ones:
-    a reference reaching the loop late moves the end by speed times that delay, and the
-    car's steering lag at 1 m/s already costs 3.7 deg of the 5.7 (1.4 deg at 0.5 m/s)."""
+    """--car / --mecanum: the odometry ends where the legs, held as long as the controller
+    held them, end; the path stays near that commanded one; odom -> base_link is on /tf (the
+    spawner's remap of ~/tf_odometry). Late references (a busy host) move the path and the
+    loop's closure, so the closure is not judged (q12, q14: 145 mm / 11 deg and 23 mm /
+    20 deg against the references as sent). At the demo's own speeds: the car's steering lag
+    at 1 m/s costs 3.7 deg of the 5.7 (1.8 deg at 0.5 m/s)."""
     result = subprocess.run(
         [
             sys.executable,
@@ -74,7 +75,6 @@ def test_base_demo_odometry_follows_the_commanded_path(
     numbers = BASE_NUMBERS.search(out)
     assert numbers and numbers['step'] == step, out[-4000:]
     assert int(numbers['end']) <= end_mm
-    assert int(numbers['closure']) <= end_mm  # the commanded path closes: closure = end error
     assert abs(float(numbers['heading'])) <= heading_deg
     assert int(numbers['deviation']) <= deviation_mm
     assert '[ok] tf' in out

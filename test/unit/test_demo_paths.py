@@ -69,3 +69,34 @@ def test_heading_error_wraps():
         math.radians(-10)
     )
     assert paths.heading_error(2 * math.pi, 0.0) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_legs_are_taken_up_when_the_controller_shows_them_not_when_sent():
+    left, right = paths.figure_eight(speed=0.5, radius=0.6)
+    stop = paths.Leg(0.0, 0.0, 0.0, 0.5)
+    legs = [left, right, stop]
+    rest, a, b = (0.0, 0.0, 0.0), (0.5, 0.0, 0.83), (0.5, 0.0, -0.83)
+    # what the controller's state showed, every 0.1 s: each leg arrived late, by a different
+    # delay (0.2, 0.5, 0.1 s), and a stale sample of leg 1 precedes leg 0's send
+    applied = [(0.9, a), (1.0, rest), (1.1, rest), (1.2, a)]
+    applied += [(t / 10, a) for t in range(13, 35)] + [(3.5, b), (3.6, b)]
+    applied += [(t / 10, b) for t in range(37, 51)] + [(5.1, rest), (5.2, rest)]
+    assert paths.legs_taken_up(legs, [1.0, 3.0, 5.0], applied) == [1.2, 3.5, 5.1]
+    # a leg the state never shows keeps the time it was sent
+    assert paths.legs_taken_up(legs, [1.0, 3.0, 5.0], applied[:5]) == [1.2, 3.0, 5.0]
+
+
+def test_holding_in_steps_draws_the_exact_arcs():
+    left, right = paths.figure_eight(speed=0.5, radius=0.6)
+    held = CommandedPath()
+    for leg in (left, right):
+        held.hold_for(leg.vx, leg.vy, leg.wz, leg.seconds, step_s=0.02)
+    stepped = drive([left, right], step_s=0.02)
+    assert len(held.poses) == len(stepped.poses)
+    for a, b in zip(held.poses, stepped.poses, strict=True):
+        assert a == pytest.approx(b, abs=1e-9)
+    # the first loop held 0.3 s longer: the base turned 0.3 * wz further before the second
+    late = CommandedPath()
+    late.hold_for(left.vx, left.vy, left.wz, left.seconds + 0.3, step_s=0.02)
+    late.hold_for(right.vx, right.vy, right.wz, right.seconds, step_s=0.02)
+    assert late.end[2] == pytest.approx(0.3 * left.wz, abs=1e-9)
