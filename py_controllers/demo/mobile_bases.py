@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -30,14 +30,13 @@ from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from tf2_msgs.msg import TFMessage
 
-from py_controllers.demo import paths
+from py_controllers.demo import paths, references
 from py_controllers.demo.paths import Leg, Pose, Twist
+from py_controllers.demo.references import describe, pose_of, stamp_s
 from py_controllers.demo.summary import print_summary
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
-PUBLISH_PERIOD_S = 0.02  # the reference stream: about 40 Hz once spinning is counted
 SETTLE_S = 0.5  # zero references after the path, so the lagging wheels come to rest
-STEP_S = 0.02  # the commanded path's resolution
 # config/carlikebot_controllers.yaml
 WHEELBASE_M = 0.325
 TRACTION_RADIUS_M = 0.05
@@ -115,20 +114,6 @@ MECANUM = BaseDemo(
 BASES = {'car': CAR, 'mecanum': MECANUM}
 
 
-def pose_of(msg: Odometry) -> Pose:
-    p, q = msg.pose.pose.position, msg.pose.pose.orientation
-    return p.x, p.y, 2.0 * math.atan2(q.z, q.w)
-
-
-def stamp_s(msg: Any) -> float:
-    """A message's header stamp, s."""
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-
-
-def describe(pose: Pose) -> str:
-    return f'x={pose[0]:+.3f} m  y={pose[1]:+.3f} m  yaw={math.degrees(pose[2]):+7.2f} deg'
-
-
 class BaseRun:
     """One run of a base demo; every step records whether it succeeded."""
 
@@ -167,20 +152,6 @@ class BaseRun:
             print(result.stdout + result.stderr)
         return self.record('spawner', result.returncode == 0, ', '.join(controllers))
 
-    def _now_s(self) -> float:
-        return self.ros.node.get_clock().now().nanoseconds * 1e-9
-
-    def _stream(self, pub: Any, twist: TwistStamped, leg: Leg) -> None:
-        """Publish `leg`'s twist for its seconds (the demo's clock)."""
-        twist.twist.linear.x, twist.twist.linear.y = leg.vx, leg.vy
-        twist.twist.angular.z = leg.wz
-        self.sent_s.append(self._now_s())
-        end = time.monotonic() + leg.seconds
-        while time.monotonic() < end:
-            twist.header.stamp = self.ros.node.get_clock().now().to_msg()
-            pub.publish(twist)
-            self.ros.spin_until(lambda: False, timeout_s=PUBLISH_PERIOD_S)
-
     def drive(self) -> bool:
         base = self.base
         topic = f'/{base.controller}/reference'
@@ -188,38 +159,29 @@ class BaseRun:
         pub = self.ros.node.create_publisher(TwistStamped, topic, 10)
         if not self.ros.spin_until(lambda: pub.get_subscription_count() > 0 and self.odom):
             return self.record(base.path_name, False, 'no reference subscriber or no odometry')
-        twist = TwistStamped()
-        for leg in self.legs:
-            self._stream(pub, twist, leg)
+        self.sent_s = references.stream_legs(self.ros, pub, self.legs)
         # the controller's state once it has taken the stop up, and the odometry after it
-        stopped = [math.inf]
-
-        def at_rest() -> bool:
-            for m in reversed(self.states):
-                if stamp_s(m) < self.sent_s[-1] or base.applied(m) != paths.REST:
-                    break
-                stopped[0] = stamp_s(m)
-            return stamp_s(self.odom[-1]) >= stopped[0] + self.legs[-1].seconds
-
-        if not self.ros.spin_until(at_rest):
+        stop_sent = (self.sent_s[-1], paths.twist_of(self.legs[-2]))
+        if not references.wait_for_rest(
+            self.ros, self.states, base.applied, stop_sent, self.legs[-1].seconds
+        ):
             return self.record(base.path_name, False, 'the controller never showed the stop')
         return self.judge()
 
     def judge(self) -> bool:
         base = self.base
-        applied = [(stamp_s(m), base.applied(m)) for m in self.states]
-        starts = paths.legs_taken_up(self.legs, self.sent_s, applied)
+        self.commanded, starts, ends = references.held_path(
+            self.legs, self.sent_s, self.states, base.applied
+        )
         odometry = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
         self.odometry_path = [pose for _, pose in odometry]
-        for k, (leg, start, end) in enumerate(zip(self.legs, starts, starts[1:])):
-            self.commanded.hold_for(leg.vx, leg.vy, leg.wz, max(0.0, end - start), STEP_S)
+        for k, (start, end) in enumerate(pairwise(starts)):
             at_end = next((pose for t, pose in odometry if t >= end), self.odometry_path[-1])
-            late_ms = (start - self.sent_s[k]) * 1000.0
             print(
-                f'    leg {k + 1}: {end - start:.2f} s at the controller (taken up {late_ms:.0f}'
-                f' ms after it was sent)'
+                f'    leg {k + 1}: {end - start:.2f} s at the controller (taken up '
+                f'{(start - self.sent_s[k]) * 1000:.0f} ms after it was sent)'
             )
-            print(f'      ends: commanded {describe(self.commanded.end)}')
+            print(f'      ends: commanded {describe(self.commanded.poses[ends[k]])}')
             print(f'            odometry  {describe(at_end)}')
         commanded, end_pose = self.commanded.end, self.odometry_path[-1]
         end_error = math.hypot(end_pose[0] - commanded[0], end_pose[1] - commanded[1])

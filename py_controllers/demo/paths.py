@@ -82,7 +82,7 @@ Twist = tuple[float, float, float]  # vx (m/s), vy (m/s), wz (rad/s)
 REST = (0.0, 0.0, 0.0)
 
 
-def _twist(leg: Leg) -> Twist:
+def twist_of(leg: Leg) -> Twist:
     return (leg.vx, leg.vy, leg.wz)
 
 
@@ -97,7 +97,7 @@ def legs_taken_up(
     starts: list[float] = []
     i = 0
     for k, sent in enumerate(sent_s):
-        new, old = _twist(legs[k]), _twist(legs[k - 1]) if k else REST
+        new, old = twist_of(legs[k]), twist_of(legs[k - 1]) if k else REST
         while i < len(applied) and applied[i][0] < max(sent, starts[-1] if starts else sent):
             i += 1
         j = next(
