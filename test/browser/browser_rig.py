@@ -81,6 +81,24 @@ def wait_for_last_point(page, chart: str, name: str, value: float, tolerance: fl
         ) from exc
 
 
+def pause_plots(page) -> None:
+    """Click the tuning page's pause and wait until the page says it is paused. A page that
+    reloaded meanwhile (a starved host can drop its connection: it comes back with its plot
+    window, which is in the address, but unpaused) gets the click again, at most twice; a
+    page that did not reload and ignored the click fails."""
+    status = page.get_by_test_id('plot-status')
+    for _ in range(3):
+        page.evaluate('window.__beforePause = true')
+        page.get_by_test_id('plot-pause').click()
+        try:
+            expect(status).to_contain_text('(paused)')
+            return
+        except AssertionError:
+            if page.evaluate('window.__beforePause === true'):
+                raise  # the same page: the click was lost, not the page
+    raise AssertionError('the tuning page reloaded after each of three clicks on pause')
+
+
 @contextmanager
 def streaming(publisher: Any, message: Callable[[], Any], period_s: float = 0.05) -> Iterator[None]:
     """Publish `message()` every `period_s` from a thread of its own while the block runs.

@@ -6,7 +6,7 @@ range value refused with the node's own reason shown."""
 from pathlib import Path
 
 import pytest
-from browser_rig import LAST_POINT, wait_for_last_point
+from browser_rig import LAST_POINT, pause_plots, wait_for_last_point
 from control_msgs.msg import MultiDOFCommand, MultiDOFStateStamped
 from playwright.sync_api import expect
 from rclpy.parameter import Parameter
@@ -89,8 +89,7 @@ def test_a_gain_set_on_the_page_reaches_the_controller_and_the_plot(dashboard, p
     wait_for_plotted_output(page, 8.0)  # and the page's plot shows it
 
     # pause freezes the plot: the output goes back to 4 but the page keeps showing 8
-    page.get_by_test_id('plot-pause').click()
-    expect(page.get_by_test_id('plot-status')).to_contain_text('(paused)')
+    pause_plots(page)
     assert set_directly(ros, P, 4.0).successful
     assert ros.spin_until(lambda: output_is(4.0))
     assert ros.spin_for_messages(states, 50, timeout_s=30.0)

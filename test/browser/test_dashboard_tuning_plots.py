@@ -8,7 +8,7 @@ commanded and the measured velocity. The numbers are read from the page's charts
 import re
 
 import pytest
-from browser_rig import chart_series, streaming, wait_for_last_point
+from browser_rig import chart_series, pause_plots, streaming, wait_for_last_point
 from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
@@ -66,8 +66,7 @@ def test_a_trajectory_goal_plots_desired_reaching_it_and_actual_within_tolerance
     # the desired line ends on the goal, the actual one within the goal tolerance of it
     wait_for_last_point(page, JOINT1_CHART, 'joint1 desired', target, 1e-9)
     wait_for_last_point(page, JOINT1_CHART, 'joint1 actual', target, 0.03)
-    page.get_by_test_id('plot-pause').click()
-    expect(page.get_by_test_id('plot-status')).to_contain_text('(paused)')
+    pause_plots(page)
     desired = chart_series(page, JOINT1_CHART, 'joint1 desired')
     actual = chart_series(page, JOINT1_CHART, 'joint1 actual')
     upper = chart_series(page, JOINT1_CHART, f'+{TOLERANCE:g} tolerance')
