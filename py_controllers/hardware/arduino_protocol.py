@@ -17,6 +17,7 @@ separated by spaces. Every command gets one reply line ending in CRLF:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,36 +69,46 @@ class ArduinoLink:
         self.port = port
         self._dirty = False
 
-    def request(self, command: str) -> str:
-        """Send `command`, return its reply line without CRLF (ProtocolError on timeout)."""
-        if self._dirty:
+    def request(self, command: str, expected: Callable[[str], bool] | None = None) -> str:
+        """Send `command`, return its reply line without CRLF (ProtocolError on timeout).
+
+        After a round that went wrong, the input is flushed first, and a reply that is not
+        `expected` is taken for that round's late answer (it can arrive after the flush)
+        and the next line is read instead."""
+        stale = self._dirty
+        if stale:
             # A reply that came after its timeout would otherwise answer the next request.
             self.port.reset_input_buffer()
             self._dirty = False
         self.port.write(command.encode('ascii') + TERMINATOR)
+        reply = self._reply(command)
+        if stale and expected is not None and reply != INVALID and not expected(reply):
+            reply = self._reply(command)
+        if reply == INVALID:
+            raise ProtocolError(f'{command!r}: the firmware answered {INVALID!r}')
+        return reply
+
+    def _reply(self, command: str) -> str:
         raw = self.port.read_until(REPLY_END)
         if not raw.endswith(REPLY_END):
             self._dirty = True
             what = 'no reply' if not raw else f'incomplete reply {raw!r}'
             raise ProtocolError(f'{command!r}: {what} before the timeout')
         try:
-            reply = raw[: -len(REPLY_END)].decode('ascii')
+            return raw[: -len(REPLY_END)].decode('ascii')
         except UnicodeDecodeError:
             self._dirty = True
             raise ProtocolError(f'{command!r}: garbled reply {raw!r}') from None
-        if reply == INVALID:
-            raise ProtocolError(f'{command!r}: the firmware answered {INVALID!r}')
-        return reply
 
     def expect_ok(self, command: str) -> None:
-        reply = self.request(command)
+        reply = self.request(command, lambda r: r == OK)
         if reply != OK:
             self._dirty = True
             raise ProtocolError(f'{command!r}: expected {OK!r}, got {reply!r}')
 
     def baud_rate(self) -> int:
         """The `b` handshake: the baud rate the firmware was built for."""
-        reply = self.request('b')
+        reply = self.request('b', str.isdigit)
         try:
             return int(reply)
         except ValueError:
@@ -105,7 +116,7 @@ class ArduinoLink:
             raise ProtocolError(f"'b': expected the baud rate, got {reply!r}") from None
 
     def read_encoders(self) -> tuple[int, int]:
-        reply = self.request('e')
+        reply = self.request('e', lambda r: len(r.split()) == 2)
         try:
             return parse_encoders(reply)
         except ProtocolError:

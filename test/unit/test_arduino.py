@@ -124,6 +124,35 @@ def test_link_times_out_on_a_silent_device_and_recovers_from_late_replies():
         os.close(slave)
 
 
+def test_a_late_reply_that_comes_after_the_flush_is_not_taken_for_the_next_answer():
+    """q15 (a loaded host): 'm 0 0' timed out, its OK came only once the next 'e' was out,
+    and was read as the encoder counts; two such rounds gave the board up."""
+    master, slave = os.openpty()
+    try:
+        with serial.Serial(os.ttyname(slave), 57600, timeout=0.05) as port:
+            link = ArduinoLink(port)
+            with pytest.raises(ProtocolError, match='no reply'):
+                link.set_motor_speeds(0, 0)
+            assert os.read(master, 100) == b'm 0 0\r'
+
+            def late_ok_then_the_counts():
+                assert os.read(master, 100) == b'e\r'
+                os.write(master, b'OK\r\n7 8\r\n')
+
+            responder = threading.Thread(target=late_ok_then_the_counts)
+            responder.start()
+            port.timeout = 10.0
+            assert link.read_encoders() == (7, 8)
+            responder.join()
+            # with nothing gone wrong before, a wrong reply is an error, not skipped
+            os.write(master, b'OK\r\n')
+            with pytest.raises(ProtocolError, match='expected two encoder counts'):
+                link.read_encoders()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
 # --- the component through its lifecycle ------------------------------------------------
 def arduino_component(device: str, **params) -> ManagedComponent:
     defaults = {
