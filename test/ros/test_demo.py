@@ -6,6 +6,8 @@ import re
 import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 
 import pytest
@@ -42,6 +44,24 @@ BASE_NUMBERS = re.compile(
 )
 
 
+def children_of(pid: int) -> list[int]:
+    """The processes `pid` started (Linux /proc)."""
+    found = []
+    for task in os.listdir(f'/proc/{pid}/task'):
+        with open(f'/proc/{pid}/task/{task}/children') as children:
+            found += [int(c) for c in children.read().split()]
+    return found
+
+
+def stop_for(pids: list[int], seconds: float) -> None:
+    """SIGSTOP `pids`, then SIGCONT them `seconds` later."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+    time.sleep(seconds)
+    for pid in pids:
+        os.kill(pid, signal.SIGCONT)
+
+
 @pytest.mark.parametrize(
     ('flag', 'step', 'end_mm', 'heading_deg', 'deviation_mm'),
     [('--car', 'figure-eight', 50, 5.7, 60), ('--mecanum', 'square', 50, 0.3, 60)],
@@ -55,23 +75,28 @@ def test_base_demo_odometry_follows_the_commanded_path(
     spawner's remap of ~/tf_odometry). Late references (a busy host) move the path and the
     loop's closure, so the closure is not judged (q12, q14: 145 mm / 11 deg and 23 mm /
     20 deg against the references as sent). At the demo's own speeds: the car's steering lag
-    at 1 m/s costs 3.7 deg of the 5.7 (1.8 deg at 0.5 m/s)."""
-    result = subprocess.run(
-        [
-            sys.executable,
-            '-m',
-            'py_controllers.demo',
-            flag,
-            '--no-plots',
-            '--output',
-            str(tmp_path),
-        ],
-        capture_output=True,
+    at 1 m/s costs 3.7 deg of the 5.7 (1.8 deg at 0.5 m/s). A 2 s stop of the manager
+    process mid-leg costs nothing: the simulation catches that time up (q16 lost 0.5 s of
+    a circle to a stall of the host: 241 mm / 21.5 deg)."""
+    demo = subprocess.Popen(
+        [sys.executable, '-m', 'py_controllers.demo', flag, '--no-plots', '--output', tmp_path],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
         text=True,
-        timeout=300,  # a guard: about 30 s on a quiet host
     )
-    out = result.stdout
-    assert result.returncode == 0, out[-4000:] + result.stderr[-4000:]
+    try:
+        lines = []
+        for line in demo.stdout:
+            lines.append(line)
+            if line.startswith('== driving'):
+                # mid-leg, the manager stops for 2 s (a loaded host does that to a process);
+                # the simulated base keeps following its last commands meanwhile
+                threading.Timer(3.0, stop_for, (children_of(demo.pid), 2.0)).start()
+        out = ''.join(lines)
+        assert demo.wait(300) == 0, out[-4000:]  # a guard: about 30 s on a quiet host
+    finally:
+        if demo.poll() is None:
+            demo.kill()
     numbers = BASE_NUMBERS.search(out)
     assert numbers and numbers['step'] == step, out[-4000:]
     assert int(numbers['end']) <= end_mm
