@@ -118,6 +118,9 @@ def test_multi_interface_follows_the_mode_the_switch_gave():
     assert bot.prepare_command_mode_switch(['j1/velocity'], []) == ReturnType.ERROR  # one joint
     assert bot.prepare_command_mode_switch(['j1/velocity', 'j2/position'], []) == ReturnType.ERROR
     assert bot.prepare_command_mode_switch(['j1/velocity', 'j2/velocity'], []) == ReturnType.OK
+    bot.read(None, PERIOD)  # prepared, not switched: the loop still runs the old mode
+    assert bot.get_state('j1/position') == 0.0
+    assert bot.perform_command_mode_switch(['j1/velocity', 'j2/velocity'], []) == ReturnType.OK
     bot.set_command('j2/velocity', -2.0)
     bot.read(None, PERIOD)
     # velocity state = command, position += v * dt / slowdown
@@ -127,12 +130,10 @@ def test_multi_interface_follows_the_mode_the_switch_gave():
         -2.0 * 0.1 / 4,
     ]
     # acceleration: v += a dt / s, then p += v dt / s
-    assert (
-        bot.prepare_command_mode_switch(
-            ['j1/acceleration', 'j2/acceleration'], ['j1/velocity', 'j2/velocity']
-        )
-        == ReturnType.OK
-    )
+    switch = (['j1/acceleration', 'j2/acceleration'], ['j1/velocity', 'j2/velocity'])
+    assert bot.prepare_command_mode_switch(*switch) == ReturnType.OK
+    assert bot.prepare_command_mode_switch(['j1/position', 'j2/position'], []) == ReturnType.ERROR
+    assert bot.perform_command_mode_switch(*switch) == ReturnType.OK
     assert bot.get_command('j1/position') == 0.025  # stopping joints hold where they are
     bot.set_command('j1/acceleration', 8.0)
     bot.read(None, PERIOD)

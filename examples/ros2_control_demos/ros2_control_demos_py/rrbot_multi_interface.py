@@ -85,31 +85,53 @@ class RRBotSystemMultiInterfaceHardware(SystemInterface):
         logger_of(self).info('Successfully configured!')
         return CallbackReturn.SUCCESS
 
+    def _switch_plan(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> tuple[Level, list[int]] | None:
+        """The mode every joint gets and the joints that stop, or None if refused."""
+        new_modes = [
+            mode
+            for key in start_interfaces
+            for joint in self.joints
+            for kind, mode in MODE_OF.items()
+            if key == f'{joint}/{kind}'
+        ]
+        # example criteria: every joint gets a new mode at once, the same for all
+        if len(new_modes) != len(self.joints) or len(set(new_modes)) != 1:
+            return None
+        stopping = [
+            i for i, joint in enumerate(self.joints) if any(joint in key for key in stop_interfaces)
+        ]
+        if any(
+            level != Level.UNDEFINED and i not in stopping
+            for i, level in enumerate(self.control_level)
+        ):
+            return None  # something else is using the joint
+        return new_modes[0], stopping
+
     def prepare_command_mode_switch(
         self, start_interfaces: list[str], stop_interfaces: list[str]
     ) -> ReturnType:
-        new_modes = []
-        for key in start_interfaces:
-            for joint in self.joints:
-                for kind, mode in MODE_OF.items():
-                    if key == f'{joint}/{kind}':
-                        new_modes.append(mode)
-        # example criteria: every joint gets a new mode at once, the same for all
-        if len(new_modes) != len(self.joints):
+        """Only checks: the service thread calls it while the loop still runs the old mode
+        (upstream's example switches here, racing read(); the switch is perform's)."""
+        plan = self._switch_plan(start_interfaces, stop_interfaces)
+        return ReturnType.OK if plan is not None else ReturnType.ERROR
+
+    def perform_command_mode_switch(
+        self, start_interfaces: list[str], stop_interfaces: list[str]
+    ) -> ReturnType:
+        """Between two cycles: the stopping joints hold where they are, every joint takes
+        the new mode."""
+        plan = self._switch_plan(start_interfaces, stop_interfaces)
+        if plan is None:
             return ReturnType.ERROR
-        if any(mode != new_modes[0] for mode in new_modes[1:]):
-            return ReturnType.ERROR
-        for key in stop_interfaces:  # stop motion on the joints that stop
-            for i, joint in enumerate(self.joints):
-                if joint in key:
-                    self.set_command(f'{joint}/position', self.get_state(f'{joint}/position'))
-                    self.set_command(f'{joint}/velocity', 0.0)
-                    self.set_command(f'{joint}/acceleration', 0.0)
-                    self.control_level[i] = Level.UNDEFINED
-        for i in range(len(self.joints)):
-            if self.control_level[i] != Level.UNDEFINED:
-                return ReturnType.ERROR  # something else is using the joint
-            self.control_level[i] = new_modes[i]
+        mode, stopping = plan
+        for i in stopping:  # stop motion on the joints that stop
+            joint = self.joints[i]
+            self.set_command(f'{joint}/position', self.get_state(f'{joint}/position'))
+            self.set_command(f'{joint}/velocity', 0.0)
+            self.set_command(f'{joint}/acceleration', 0.0)
+        self.control_level = [mode] * len(self.joints)
         return ReturnType.OK
 
     def on_activate(self, previous_state: Any) -> CallbackReturn:
