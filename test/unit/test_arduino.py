@@ -4,6 +4,8 @@ import math
 import os
 import statistics
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 import serial
@@ -96,6 +98,22 @@ def test_link_round_trips_through_a_pty(board):
             link.request('z')
 
 
+@contextmanager
+def answering(master: int, asked: bytes, reply: bytes) -> Iterator[None]:
+    """The device (the pty's other end) answers `asked` with `reply`, once, from a thread."""
+
+    def answer() -> None:
+        assert os.read(master, 100) == asked
+        os.write(master, reply)
+
+    responder = threading.Thread(target=answer)
+    responder.start()
+    try:
+        yield
+    finally:
+        responder.join()
+
+
 def test_link_times_out_on_a_silent_device_and_recovers_from_late_replies():
     master, slave = os.openpty()
     try:
@@ -106,15 +124,9 @@ def test_link_times_out_on_a_silent_device_and_recovers_from_late_replies():
             assert os.read(master, 100) == b'e\r'
             os.write(master, b'1 2\r\n')  # late: it must not answer the next request
 
-            def answer_when_asked():
-                assert os.read(master, 100) == b'e\r'
-                os.write(master, b'7 8\r\n')
-
-            responder = threading.Thread(target=answer_when_asked)
-            responder.start()
-            port.timeout = 10.0
-            assert link.read_encoders() == (7, 8)
-            responder.join()
+            with answering(master, b'e\r', b'7 8\r\n'):
+                port.timeout = 10.0
+                assert link.read_encoders() == (7, 8)
             port.timeout = 0.05
             os.write(master, b'\xff\xfe\r\n')
             with pytest.raises(ProtocolError):
@@ -135,15 +147,9 @@ def test_a_late_reply_that_comes_after_the_flush_is_not_taken_for_the_next_answe
                 link.set_motor_speeds(0, 0)
             assert os.read(master, 100) == b'm 0 0\r'
 
-            def late_ok_then_the_counts():
-                assert os.read(master, 100) == b'e\r'
-                os.write(master, b'OK\r\n7 8\r\n')
-
-            responder = threading.Thread(target=late_ok_then_the_counts)
-            responder.start()
-            port.timeout = 10.0
-            assert link.read_encoders() == (7, 8)
-            responder.join()
+            with answering(master, b'e\r', b'OK\r\n7 8\r\n'):  # the late OK, then the counts
+                port.timeout = 10.0
+                assert link.read_encoders() == (7, 8)
             # with nothing gone wrong before, a wrong reply is an error, not skipped
             os.write(master, b'OK\r\n')
             with pytest.raises(ProtocolError, match='expected two encoder counts'):
