@@ -25,6 +25,7 @@ from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.references import stamp_s
 from py_controllers.demo.summary import print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
@@ -308,11 +309,6 @@ class MujocoArmDemo:
         for name, s in stats.get('controllers', {}).items():
             print(f'   update {name:<34} mean {s["mean_us"]:7.1f} us  max {s["max_us"]:8.1f} us')
         return stats
-
-
-def stamp_s(msg: JointState) -> float:
-    """A message's header stamp, s."""
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
 
 
 def efforts_of(states: list[JointState]) -> list[tuple[float, list[str], list[float]]]:

@@ -17,6 +17,7 @@ from geometry_msgs.msg import TwistStamped
 
 from py_controllers.demo import paths
 from py_controllers.demo.paths import CommandedPath, Leg, Pose, Twist
+from py_controllers.ros_conversions import duration_to_s
 from py_controllers.testing import RosHarness
 
 PUBLISH_PERIOD_S = 0.02  # the reference stream: about 40 Hz once spinning is counted
@@ -25,7 +26,7 @@ STEP_S = 0.02  # the commanded path's resolution
 
 def stamp_s(msg: Any) -> float:
     """A message's header stamp, s."""
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    return duration_to_s(msg.header.stamp)
 
 
 def pose_of(msg: Any) -> Pose:
