@@ -88,9 +88,12 @@ run_job() {  # distro shard domain
   fi
 }
 
-slowest() {  # progress files...: the 8 test files that took longest (their tests' time summed)
+top_files() {  # event progress-files...: the 8 test files with the most seconds of that event
+  local event="$1"          # (took: wall time; cpu: the test process's and its children's CPU)
+  shift
   cat "$@" 2>/dev/null |
-    awk '/^took / {split($3, id, "::"); t[id[1]] += $2} END {for (f in t) printf "%.0f %s\n", t[f], f}' |
+    awk -v e="$event" '$1 == e {split($3, id, "::"); t[id[1]] += $2}
+      END {for (f in t) printf "%.0f %s\n", t[f], f}' |
     sort -rn | head -n 8 | awk '{printf "%s%s %s s", (NR > 1 ? ", " : ""), $2, $1}'
 }
 
@@ -187,7 +190,8 @@ for job in "${queue[@]}"; do
 done
 printf '\n'
 for d in "${all[@]}"; do
-  printf '[test] %s: slowest files: %s\n' "$d" "$(slowest "$root"/build-progress-"$d"-[0-9]*.txt)"
+  printf '[test] %s: slowest files: %s\n' "$d" "$(top_files took "$root"/build-progress-"$d"-[0-9]*.txt)"
+  printf '[test] %s: most CPU: %s\n' "$d" "$(top_files cpu "$root"/build-progress-"$d"-[0-9]*.txt)"
 done
 for job in "${queue[@]}"; do printf '[test] %s: %s\n' "$job" "${result[$job]:-not run}"; done
 printf '[test] all in %s: %s\n' "$(minutes $((SECONDS - start)))" "$([ "$failed" -eq 0 ] && echo passed || echo FAILED)"

@@ -49,6 +49,12 @@ def _note(event: str, nodeid: str) -> None:
             progress.write(f'{event} {nodeid}\n')
 
 
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its children waited for (a test's subprocesses)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _deselect(config, items, drop) -> None:
     dropped = [item for item in items if drop(item)]
     if dropped:
@@ -110,12 +116,14 @@ def pytest_runtest_protocol(item, nextitem):
     # faulthandler's timer runs in C: it fires even when a hung call holds the GIL.
     _note('start', item.nodeid)
     began = time.monotonic()
+    cpu_began = _cpu_s()
     faulthandler.dump_traceback_later(HANG_S, exit=True, file=_terminal_fd[0])
     try:
         yield
     finally:
         faulthandler.cancel_dump_traceback_later()
         _note(f'took {time.monotonic() - began:.2f}', item.nodeid)  # the runner's slowest files
+        _note(f'cpu {_cpu_s() - cpu_began:.2f}', item.nodeid)  # and its costliest
         _note('end', item.nodeid)
 
 
