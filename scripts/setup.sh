@@ -75,6 +75,8 @@ PTH
 # --- interface packages -------------------------------------------------------
 # Ours depend on wheel packages alone, so they build side by side (each one's code
 # generators run one after another, leaving cores idle): about 75 s on 2 cores, not 165 s.
+# Nothing below needs them until the end, so the project, the compiled hot path and the
+# dashboard install meanwhile (control_msgs alone keeps one core busy for its last minute).
 build_interface() {  # package-dir package: configure, build and install one package
   export AMENT_PREFIX_PATH="$venv"
   rm -rf "$build/$2"
@@ -89,6 +91,7 @@ build_interface() {  # package-dir package: configure, build and install one pac
     cmake --install "$build/$2"
 }
 shared="$root/interfaces/rosidl_build.cmake"
+trap wait EXIT  # a step below that fails lets the builds end before the script does
 declare -A building=()
 declare -A iface_hash=()
 for pkg_dir in "$root"/interfaces/*/; do
@@ -104,20 +107,6 @@ for pkg_dir in "$root"/interfaces/*/; do
   building[$pkg]=$!
   iface_hash[$pkg]="$h"
 done
-for pkg in "${!building[@]}"; do
-  log="$build/$pkg.log"
-  if ! wait "${building[$pkg]}"; then
-    wait  # the others finish (or fail) before the script exits
-    tail -n 40 "$log" >&2
-    die "building $pkg failed; full log in $log"
-  fi
-done
-for pkg in "${!building[@]}"; do
-  "$vpy" -c "import $pkg.msg" 2>/dev/null || "$vpy" -c "import $pkg.srv" \
-    || die "$pkg was built but does not import; see $build/$pkg.log"
-  stamp "iface-$pkg" "${iface_hash[$pkg]}"
-done
-
 # --- the project itself ---------------------------------------------------------
 h="$(hash_of "$root/setup.py" "$root/setup.cfg" "$root/package.xml" "$root/pyproject.toml" \
   "$root/examples/custom_controller/pyproject.toml" \
@@ -160,5 +149,19 @@ if ! fresh dashboard "$h"; then
   stamp dashboard "$h"
 fi
 bash "$root/scripts/setup_browser.sh"
+
+for pkg in "${!building[@]}"; do
+  log="$build/$pkg.log"
+  if ! wait "${building[$pkg]}"; then
+    wait  # the others finish (or fail) before the script exits
+    tail -n 40 "$log" >&2
+    die "building $pkg failed; full log in $log"
+  fi
+done
+for pkg in "${!building[@]}"; do
+  "$vpy" -c "import $pkg.msg" 2>/dev/null || "$vpy" -c "import $pkg.srv" \
+    || die "$pkg was built but does not import; see $build/$pkg.log"
+  stamp "iface-$pkg" "${iface_hash[$pkg]}"
+done
 
 say "ready: $venv"
