@@ -53,6 +53,7 @@ class _ControllerNode(Node):
         self._controller = controller
         self._recording = False  # inside on_configure: created entities are the controller's
         self._owned: list[Callable[[], Any]] = []
+        self._with_node: list[Callable[[], Any]] = []
         super().__init__(name, **kwargs)
 
     def _own(self, entity: Any, destroy: Callable[[Any], Any]) -> Any:
@@ -63,6 +64,20 @@ class _ControllerNode(Node):
     def destroy_on_cleanup(self, destroy: Callable[[], Any]) -> None:
         """Have `destroy()` called when the configured entities go (cleanup, shutdown, error)."""
         self._owned.append(destroy)
+
+    def destroy_with_node(self, destroy: Callable[[], Any]) -> None:
+        """Have `destroy()` called when the node is destroyed (once, before its entities)."""
+        if destroy not in self._with_node:
+            self._with_node.append(destroy)
+
+    def destroy_node(self) -> None:
+        while self._with_node:
+            destroy = self._with_node.pop()
+            try:
+                destroy()
+            except Exception as exc:
+                self.get_logger().error(f'destroying a ROS entity failed: {exc!r}')
+        super().destroy_node()
 
     def destroy_configured_entities(self) -> None:
         """Destroy what on_configure created, newest first (a failure is logged, not raised)."""

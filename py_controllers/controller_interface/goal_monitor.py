@@ -43,7 +43,11 @@ Threads, and who does what:
   but that task; ros2/rclpy#1159.) The price: a goal reads ACCEPTED, not EXECUTING, while
   the loop executes it, and EXECUTING only on its way to the terminal state.
 * :meth:`GoalMonitor.close` (cleanup) finishes every open goal at once, so none is left without
-  a terminal state, then destroys the action server.
+  a terminal state, and rejects new goals; the action server stays until
+  :meth:`GoalMonitor.destroy` (the next configure, or the controller's unload), as upstream's
+  controllers keep theirs. Destroyed at once, its status writer could go before a remote
+  client had the ABORTED status (seen once under load), and a result request would never
+  be answered.
 
 Only public rclpy API is used (ActionServer, ServerGoalHandle.execute/succeed/abort/canceled/
 publish_feedback/is_active/is_cancel_requested, guard conditions), as in Humble, Jazzy and
@@ -196,12 +200,13 @@ class GoalMonitor:
         self._loop_log: collections.deque[tuple[str, str]] = collections.deque(maxlen=64)
         self._closed = False
         self._feedback_period_ns = round(1e9 / float(feedback_rate_hz))
+        self._validate_goal = validate_goal
         self._server = ActionServer(
             node,
             action_type,
             action_name,
             execute_callback=self._execute,
-            goal_callback=refusing(validate_goal, self._log, GoalResponse.REJECT),
+            goal_callback=refusing(self._validate, self._log, GoalResponse.REJECT),
             handle_accepted_callback=self._on_accepted,
             cancel_callback=refusing(self._on_cancel, self._log, CancelResponse.REJECT),
         )
@@ -236,6 +241,12 @@ class GoalMonitor:
                 wake.trigger()
 
     # --- action server callbacks (executor thread) ---------------------------------------
+    def _validate(self, request: Any) -> GoalResponse:
+        if self._closed:
+            self._log.error('goal rejected: the controller is not configured')
+            return GoalResponse.REJECT
+        return self._validate_goal(request)
+
     def _on_accepted(self, goal_handle: Any) -> None:
         goal_id = bytes(goal_handle.goal_id.uuid)
         goal = MonitoredGoal(
@@ -317,11 +328,11 @@ class GoalMonitor:
 
     # --- cleanup (executor thread) -------------------------------------------------------
     def close(self, details: Any) -> None:
-        """Abort every open goal (a recorded outcome still wins), finish all now, destroy.
+        """Abort every open goal (a recorded outcome still wins), finish all now, and reject
+        new goals from now on.
 
-        The execute callbacks would only run after the action server is gone, so the goals'
-        terminal states are set here: the goal status shows how each ended. A result the
-        client already asked for cannot be sent any more then (rclpy logs that).
+        The terminal states are set here, so the goal status shows at once how each goal
+        ended; the execute callbacks then send the results in the executor's next rounds.
         """
         if self._closed:
             return
@@ -339,7 +350,13 @@ class GoalMonitor:
         wake, self._wake = self._wake, None
         if wake is not None:
             self._node.destroy_guard_condition(wake)
-        self._server.destroy()
+
+    def destroy(self) -> None:
+        """Close (if not yet), then destroy the action server (its name is free again)."""
+        self.close(self._action_type.Result())
+        server, self._server = self._server, None
+        if server is not None:
+            server.destroy()
 
 
 class GoalServing:
@@ -353,11 +370,14 @@ class GoalServing:
     """
 
     _monitor: GoalMonitor | None = None
+    _closed_monitor: GoalMonitor | None = None
     _goal: MonitoredGoal | None = None
 
     def _serve_goals(self, action_type: Any, action_name: str, feedback_rate_hz: float) -> None:
-        """Open the action server; it closes (open goals aborted) with the configuration."""
+        """Open the action server; it closes (open goals aborted, new ones rejected) with the
+        configuration, and goes with the next configure or with the controller's node."""
         node = self.get_node()
+        self._destroy_closed_monitor()
         self._monitor = GoalMonitor(
             node,
             action_type,
@@ -371,12 +391,19 @@ class GoalServing:
         )
         # goes first (newest first) when the configured entities go: no goal without a result
         node.destroy_on_cleanup(self._close_monitor)
+        node.destroy_with_node(self._destroy_closed_monitor)
 
     def _close_monitor(self) -> None:
         self._goal = None
         monitor, self._monitor = self._monitor, None
         if monitor is not None:
             monitor.close(self._closing_details())
+            self._closed_monitor = monitor
+
+    def _destroy_closed_monitor(self) -> None:
+        monitor, self._closed_monitor = self._closed_monitor, None
+        if monitor is not None:
+            monitor.destroy()
 
     def _log_rt(self, level: str, text: str) -> None:
         """Hand a log line to the monitor (the loop never logs itself)."""

@@ -134,14 +134,19 @@ def test_deactivation_aborts_the_goal(rig, kind):
     rig.wait_logged("Can't accept new action goals. Controller is not running.")
 
 
-def test_cleanup_finishes_the_open_goal_and_a_new_configure_serves_again(rig):
+def test_cleanup_finishes_the_open_goal_a_new_configure_serves_again_unload_ends_it(rig):
     rig.start(Single.controller)
     handle = rig.send(Single.controller, GripperCommand, Single.goal(0.07))
     rig.cycles(5)
+    result = handle.get_result_async()
     # deactivate and clean up at once: the monitor gets no turn in between
     assert rig.manager.switch_controller([], [Single.controller], 2)[0]
     assert rig.manager.cleanup_controller(Single.controller)[0]
     assert rig.harness.spin_until(lambda: handle.status == GoalStatus.STATUS_ABORTED)
+    # the result request made before is answered: the server outlives the cleanup
+    assert rig.harness.spin_until(result.done)
+    assert result.result().status == GoalStatus.STATUS_ABORTED
+    assert not rig.send(Single.controller, GripperCommand, Single.goal(0.0)).accepted
     assert rig.manager.configure_controller(Single.controller)[0]
     assert rig.manager.switch_controller([Single.controller], [], 2)[0]
     handle = rig.send(Single.controller, GripperCommand, Single.goal(0.0))
@@ -151,6 +156,13 @@ def test_cleanup_finishes_the_open_goal_and_a_new_configure_serves_again(rig):
     # behind the 0.005 commanded): within 0.01 of 0 at once
     assert status == GoalStatus.STATUS_SUCCEEDED and result.reached_goal
     assert result.position == pytest.approx(0.004, abs=1e-12)
+    # cleaned up, the server stays (rejecting goals) until the controller is unloaded
+    assert rig.manager.switch_controller([], [Single.controller], 2)[0]
+    assert rig.manager.cleanup_controller(Single.controller)[0]
+    client = rig.client(Single.controller, GripperCommand)
+    assert client.server_is_ready()
+    assert rig.manager.unload_controller(Single.controller)[0]
+    assert rig.harness.spin_until(lambda: not client.server_is_ready())
 
 
 @KINDS
