@@ -10,11 +10,13 @@ reach; the odometry is then judged against it. A reference that reaches the cont
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
 from py_controllers.controllers.diff_drive.odometry import integrate_arc
+
+STEP_S = 0.02  # a commanded path's resolution (s)
 
 Pose = tuple[float, float, float]  # x (m), y (m), heading (rad)
 
@@ -138,3 +140,67 @@ def max_deviation(odometry: list[Pose], commanded: list[Pose]) -> float:
 def heading_error(a: float, b: float) -> float:
     """a - b wrapped to [-pi, pi)."""
     return (a - b + math.pi) % (2.0 * math.pi) - math.pi
+
+
+def finite_or_rest(twist: Twist) -> Twist:
+    """`twist`, or rest when a part of it is not a number (a controller with no reference)."""
+    return twist if all(math.isfinite(v) for v in twist) else REST
+
+
+def relative(a: Pose, b: Pose) -> Pose:
+    """Pose `b` in the frame of pose `a` (the motion from a to b, as the base saw it)."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    c, s = math.cos(a[2]), math.sin(a[2])
+    return c * dx + s * dy, -s * dx + c * dy, b[2] - a[2]
+
+
+def compose(a: Pose, d: Pose) -> Pose:
+    """Pose `a` moved by `d`, a motion in a's frame (the inverse of `relative`)."""
+    c, s = math.cos(a[2]), math.sin(a[2])
+    return a[0] + c * d[0] - s * d[1], a[1] + s * d[0] + c * d[1], a[2] + d[2]
+
+
+UNSEEN_GAP_S = 0.05
+"""A gap between received states this long, while the receiving process itself stalled, may
+hide states it never got (a stopped process's samples can be lost, found in a test)."""
+
+
+def applied_path(
+    legs: Sequence[Leg],
+    starts: Sequence[float],
+    applied: Sequence[tuple[float, Twist]],
+    unseen: Sequence[tuple[float, float]] = (),
+    across: Callable[[float, float], Pose] | None = None,
+) -> tuple[CommandedPath, list[int], list[float]]:
+    """The path of the twists a controller applied, `applied` being (stamp, twist) from its
+    states in stamp order, from the first leg's take-up, each twist held until the next
+    stamp (a stalled controller's base keeps its last command); each leg's end pose index
+    (at the next leg's take-up, `starts`), and for how many seconds of each leg the applied
+    twist was nearer the leg's than rest (fewer than the leg's length: its reference timed
+    out, and the base was told to rest meanwhile).
+
+    `unseen`: (from, to) times the receiving process stalled. A gap between states that
+    overlaps one may hide what the controller applied; the path takes `across(t0, t1)`'s
+    motion there instead (the odometry's), and those seconds do not count as held.
+    """
+    path, ends, held = CommandedPath(), [], [0.0] * (len(starts) - 1)
+    k = 0
+    for (t, twist), (t_next, _) in pairwise(applied):
+        twist = finite_or_rest(twist)
+        t = max(t, starts[0])
+        hidden = t_next - t >= UNSEEN_GAP_S and any(a < t_next and t < b for a, b in unseen)
+        while t < t_next:
+            boundary = starts[k + 1] if k + 1 < len(starts) else math.inf
+            until = min(t_next, boundary)
+            if hidden and across is not None:
+                path.poses.append(compose(path.end, across(t, until)))
+            else:
+                path.hold_for(*twist, until - t, STEP_S)
+                if k < len(held) and math.dist(twist, twist_of(legs[k])) < math.dist(twist, REST):
+                    held[k] += until - t
+            t = until
+            if until == boundary:
+                ends.append(len(path.poses) - 1)
+                k += 1
+    ends += [len(path.poses) - 1] * (len(held) - len(ends))
+    return path, ends[: len(held)], held

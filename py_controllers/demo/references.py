@@ -3,7 +3,10 @@ the path they command, each leg held as long as the controller held it.
 
 The controller's own messages say when it took each leg up (`paths.legs_taken_up`); a
 reference that reaches it late on a busy host then moves the commanded path along with the
-base, and the odometry is judged against what the base was really told.
+base, and the odometry is judged against what the base was really told. Where the
+controller's state shows the twist it applies, `paths.applied_path` integrates that twist
+itself, so a reference that timed out mid-leg (the base told to rest) is in the commanded
+path too.
 """
 
 from __future__ import annotations
@@ -21,7 +24,6 @@ from py_controllers.ros_conversions import duration_to_s
 from py_controllers.testing import RosHarness
 
 PUBLISH_PERIOD_S = 0.02  # the reference stream: about 40 Hz once spinning is counted
-STEP_S = 0.02  # the commanded path's resolution
 
 
 def stamp_s(msg: Any) -> float:
@@ -46,7 +48,27 @@ def odometry_twist(msg: Any) -> Twist:
     return (t.linear.x, t.linear.y, t.angular.z)
 
 
-def stream_legs(ros: RosHarness, pub: Any, legs: Sequence[Leg]) -> list[float]:
+class StallWatch:
+    """The times this process did not run for `min_s` or more, (from, to) in ROS time (s),
+    seen between two `tick()`s: a process stopped or starved for a while can lose messages
+    sent to it meanwhile (their writers keep only the last few)."""
+
+    def __init__(self, ros: RosHarness, min_s: float = 0.25) -> None:
+        self._clock = ros.node.get_clock()
+        self.min_s = min_s
+        self.stalls: list[tuple[float, float]] = []
+        self._last: float | None = None
+
+    def tick(self) -> None:
+        now = self._clock.now().nanoseconds * 1e-9
+        if self._last is not None and now - self._last >= self.min_s:
+            self.stalls.append((self._last, now))
+        self._last = now
+
+
+def stream_legs(
+    ros: RosHarness, pub: Any, legs: Sequence[Leg], watch: StallWatch | None = None
+) -> list[float]:
     """Publish each leg's twist for its seconds (this process's clock), spinning between;
     when each leg's first reference went out (ROS time, s)."""
     twist = TwistStamped()
@@ -57,6 +79,8 @@ def stream_legs(ros: RosHarness, pub: Any, legs: Sequence[Leg]) -> list[float]:
         sent_s.append(ros.node.get_clock().now().nanoseconds * 1e-9)
         end = time.monotonic() + leg.seconds
         while time.monotonic() < end:
+            if watch is not None:
+                watch.tick()
             twist.header.stamp = ros.node.get_clock().now().to_msg()
             pub.publish(twist)
             ros.spin_until(lambda: False, timeout_s=PUBLISH_PERIOD_S)
@@ -69,6 +93,7 @@ def wait_for_rest(
     applied: Callable[[Any], Twist],
     since: tuple[float, Twist],
     more_s: float,
+    watch: StallWatch | None = None,
 ) -> bool:
     """Spin until `states` (stamped messages, `applied` giving the twist each shows) show
     the base told to rest, nearer rest than the twist before it, since `since` (the stop's
@@ -80,6 +105,8 @@ def wait_for_rest(
         return math.dist(twist, paths.REST) < math.dist(twist, before)
 
     def done() -> bool:
+        if watch is not None:
+            watch.tick()
         rested = None
         for msg in reversed(states):
             if stamp_s(msg) < since_s or not resting(msg):
@@ -98,6 +125,6 @@ def held_path(
     starts = paths.legs_taken_up(legs, sent_s, [(stamp_s(m), applied(m)) for m in states])
     path, ends = CommandedPath(), []
     for leg, start, end in zip(legs, starts, starts[1:]):
-        path.hold_for(leg.vx, leg.vy, leg.wz, max(0.0, end - start), STEP_S)
+        path.hold_for(leg.vx, leg.vy, leg.wz, max(0.0, end - start), paths.STEP_S)
         ends.append(len(path.poses) - 1)
     return path, starts, ends

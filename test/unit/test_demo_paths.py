@@ -100,3 +100,45 @@ def test_holding_in_steps_draws_the_exact_arcs():
     late.hold_for(left.vx, left.vy, left.wz, left.seconds + 0.3, step_s=0.02)
     late.hold_for(right.vx, right.vy, right.wz, right.seconds, step_s=0.02)
     assert late.end[2] == pytest.approx(0.3 * left.wz, abs=1e-9)
+
+
+def test_the_applied_path_rests_where_a_reference_timed_out_and_moves_through_a_stall():
+    """q21: the car's reference timed out for about 2 s mid-leg on a loaded host, the base
+    rested meanwhile, and a path holding the leg from take-up to take-up ran 100 deg ahead."""
+    ahead, rest = (1.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+    legs = [paths.Leg(*ahead, 4.0), paths.Leg(*rest, 1.0)]
+    # every 0.1 s: the leg from 0 s; its reference timed out from 1.0 to 2.0 s (a NaN
+    # reference rests too); no state at all from 2.5 to 3.5 s (the process stopped: the
+    # base kept its last command); rest taken up at 4.0 s
+    applied = [(t / 10, ahead) for t in range(0, 10)]
+    applied += [(t / 10, rest) for t in range(10, 15)] + [(1.5, (math.nan, 0.0, 0.0))]
+    applied += [(t / 10, rest) for t in range(16, 20)] + [(t / 10, ahead) for t in range(20, 26)]
+    applied += [(t / 10, ahead) for t in range(35, 40)] + [(t / 10, rest) for t in range(40, 51)]
+    starts = paths.legs_taken_up(legs, [0.0, 4.0], applied)
+    assert starts == [0.0, 4.0]
+    path, ends, held = paths.applied_path(legs, starts, applied)
+    assert held == [pytest.approx(3.0)]
+    assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
+    assert path.end == pytest.approx((3.0, 0.0, 0.0))
+
+
+def test_where_the_receiver_stalled_and_missed_states_the_applied_path_takes_the_odometry():
+    ahead = (1.0, 0.0, 0.0)
+    legs = [paths.Leg(*ahead, 3.0), paths.Leg(0.0, 0.0, 0.0, 1.0)]
+    # states every 0.1 s, none from 1.0 to 2.0 s; the base turned a quarter left there
+    applied = [(t / 10, ahead) for t in range(0, 11)] + [(t / 10, ahead) for t in range(20, 31)]
+    applied += [(3.1, (0.0, 0.0, 0.0)), (3.2, (0.0, 0.0, 0.0))]
+    quarter = (0.5, 0.5, math.pi / 2)
+
+    def across(t0, t1):
+        assert (t0, t1) == (1.0, 2.0)
+        return quarter
+
+    # this process stalled from 1.2 to 1.9 s: the gap is the odometry's motion
+    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(1.2, 1.9)], across)
+    assert held == [pytest.approx(2.0)]
+    assert path.poses[ends[0]] == pytest.approx((1.5, 1.5, math.pi / 2))
+    # no stall of its own: the gap was the controller's (its base kept the last twist)
+    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(3.5, 4.0)], across)
+    assert held == [pytest.approx(3.0)]
+    assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
