@@ -10,7 +10,8 @@
 # loops, and four at once on 2 cores starved them (watchdog exits, late messages: 3-6
 # failed tests a run), so the default is one process more than the cores.
 # PY_CONTROLLERS_TEST_PROCESSES sets the processes at once, PY_CONTROLLERS_TEST_SHARDS the
-# shards per distro (default: the processes). Each job's start and result are printed as
+# shards per distro (default: twice the processes: with one shard per process, the last
+# shard ran alone for two minutes of a 20 min run; a shard's process costs a few seconds). Each job's start and result are printed as
 # they happen; at the end, every job's summary and the logs of the jobs that failed.
 set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -27,7 +28,7 @@ whole_number() {  # name value max: exits 2 unless 1 <= value <= max
 }
 PROCESSES="${PY_CONTROLLERS_TEST_PROCESSES:-$(($(nproc) + 1))}"
 whole_number PY_CONTROLLERS_TEST_PROCESSES "$PROCESSES" 32
-SHARDS="${PY_CONTROLLERS_TEST_SHARDS:-$PROCESSES}"
+SHARDS="${PY_CONTROLLERS_TEST_SHARDS:-$((2 * PROCESSES))}"
 # ROS domains 1..101, one per job (above that, a domain's ports fall among the ephemeral
 # ones Linux hands out)
 whole_number PY_CONTROLLERS_TEST_SHARDS "$SHARDS" $((99 / $#))
