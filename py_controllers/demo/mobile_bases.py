@@ -20,6 +20,7 @@ within its bound.
 from __future__ import annotations
 
 import argparse
+import bisect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,13 +184,23 @@ class BaseRun:
         starts = paths.legs_taken_up(self.legs, self.sent_s, applied)
         odometry = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
 
-        def odometry_across(t0: float, t1: float) -> Pose:
-            before = [pose for t, pose in odometry if t <= t0] or [odometry[0][1]]
-            after = [pose for t, pose in odometry if t <= t1] or [odometry[0][1]]
-            return paths.relative(before[-1], after[-1])
+        times = [t for t, _ in odometry]
 
+        def odometry_at(t: float) -> Pose:
+            return odometry[max(bisect.bisect_right(times, t) - 1, 0)][1]
+
+        def odometry_across(t0: float, t1: float) -> list[Pose]:
+            start = odometry_at(t0)
+            return [paths.relative(start, pose) for t, pose in odometry if t0 < t <= t1]
+
+        # a stall's span: from the odometry received before it to the first after it
+        spans = [
+            (times[max(bisect.bisect_right(times, a) - 1, 0)], times[i])
+            for a, b in self.watch.stalls
+            if (i := bisect.bisect_left(times, b)) < len(times)
+        ]
         self.commanded, ends, held = paths.applied_path(
-            self.legs, starts, applied, self.watch.stalls, odometry_across
+            self.legs, starts, applied, spans, odometry_across
         )
         for t0, t1 in self.watch.stalls:
             print(

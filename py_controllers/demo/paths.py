@@ -9,6 +9,7 @@ reach; the odometry is then judged against it. A reference that reaches the cont
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -160,17 +161,12 @@ def compose(a: Pose, d: Pose) -> Pose:
     return a[0] + c * d[0] - s * d[1], a[1] + s * d[0] + c * d[1], a[2] + d[2]
 
 
-UNSEEN_GAP_S = 0.05
-"""A gap between received states this long, while the receiving process itself stalled, may
-hide states it never got (a stopped process's samples can be lost, found in a test)."""
-
-
 def applied_path(
     legs: Sequence[Leg],
     starts: Sequence[float],
     applied: Sequence[tuple[float, Twist]],
     unseen: Sequence[tuple[float, float]] = (),
-    across: Callable[[float, float], Pose] | None = None,
+    across: Callable[[float, float], list[Pose]] | None = None,
 ) -> tuple[CommandedPath, list[int], list[float]]:
     """The path of the twists a controller applied, `applied` being (stamp, twist) from its
     states in stamp order, from the first leg's take-up, each twist held until the next
@@ -179,28 +175,49 @@ def applied_path(
     twist was nearer the leg's than rest (fewer than the leg's length: its reference timed
     out, and the base was told to rest meanwhile).
 
-    `unseen`: (from, to) times the receiving process stalled. A gap between states that
-    overlaps one may hide what the controller applied; the path takes `across(t0, t1)`'s
-    motion there instead (the odometry's), and those seconds do not count as held.
+    `unseen`: (from, to) spans in which the receiving process stalled and may have lost
+    states (and odometry) sent meanwhile: there the path takes `across(from, to)`, the
+    motions the odometry shows from the span's start to each pose it has in the span (the
+    last one at its end), and those seconds do not count as held.
     """
+    last = applied[-1][0] if applied else starts[0]
+    spans = sorted(
+        (max(a, starts[0]), min(b, last))
+        for a, b in unseen
+        if across is not None and min(b, last) > max(a, starts[0])
+    )
+    cuts = sorted(
+        {t for t, _ in applied}
+        | {t for span in spans for t in span}
+        | set(starts[1:])
+        | {starts[0]}
+    )
+    twist_at = _stepwise([(t, finite_or_rest(twist)) for t, twist in applied])
     path, ends, held = CommandedPath(), [], [0.0] * (len(starts) - 1)
     k = 0
-    for (t, twist), (t_next, _) in pairwise(applied):
-        twist = finite_or_rest(twist)
-        t = max(t, starts[0])
-        hidden = t_next - t >= UNSEEN_GAP_S and any(a < t_next and t < b for a, b in unseen)
-        while t < t_next:
-            boundary = starts[k + 1] if k + 1 < len(starts) else math.inf
-            until = min(t_next, boundary)
-            if hidden and across is not None:
-                path.poses.append(compose(path.end, across(t, until)))
-            else:
-                path.hold_for(*twist, until - t, STEP_S)
-                if k < len(held) and math.dist(twist, twist_of(legs[k])) < math.dist(twist, REST):
-                    held[k] += until - t
-            t = until
-            if until == boundary:
-                ends.append(len(path.poses) - 1)
-                k += 1
+    for u, v in pairwise(c for c in cuts if starts[0] <= c <= last):
+        span = next((sp for sp in spans if sp[0] <= u and v <= sp[1]), None)
+        if span is None:
+            twist = twist_at(u)
+            path.hold_for(*twist, v - u, STEP_S)
+            if k < len(held) and math.dist(twist, twist_of(legs[k])) < math.dist(twist, REST):
+                held[k] += v - u
+        elif v == span[1] and across is not None:
+            anchor = path.end
+            path.poses.extend(compose(anchor, motion) for motion in across(*span))
+        while k + 1 < len(starts) and v >= starts[k + 1]:
+            ends.append(len(path.poses) - 1)
+            k += 1
     ends += [len(path.poses) - 1] * (len(held) - len(ends))
     return path, ends[: len(held)], held
+
+
+def _stepwise(points: Sequence[tuple[float, Twist]]) -> Callable[[float], Twist]:
+    """The twist in force at time t: the last point's at or before t (rest before all)."""
+    times = [t for t, _ in points]
+
+    def at(t: float) -> Twist:
+        i = bisect.bisect_right(times, t) - 1
+        return points[i][1] if i >= 0 else REST
+
+    return at

@@ -78,10 +78,13 @@ def test_base_demo_odometry_follows_the_commanded_path(
     costs 1.8 deg at 0.5 m/s; a host stalling the loop while the steering swings costs more
     (q19: 7.7 deg, 61 mm), hence the car's 9.7 deg and 100 mm. A 2 s stop of the manager
     process mid-leg costs nothing: the simulation catches that time up (q16 lost 0.5 s of
-    a circle to a stall of the host: 241 mm / 21.5 deg). Nor does a 3 s stop of the demo:
-    the commanded path rests where the controller's states show its reference timed out,
-    and takes the odometry's motion where the stalled demo lost states (q21: a path that
-    held each leg from take-up to take-up ran 100 deg ahead of a base that had rested)."""
+    a circle to a stall of the host: 241 mm / 21.5 deg). The commanded path rests where the
+    controller's states show its reference timed out (q21: a path that held each leg from
+    take-up to take-up ran 100 deg ahead of a base that had rested), and takes the
+    odometry's motion where the demo itself stalled and lost states (paths.applied_path;
+    a 3 s SIGSTOP of the demo passed 6 of 6 here under two busy loops, and failed without
+    it, but is not part of the test: Fast DDS's shared memory transport may give up on a
+    stopped process's port, and that process then hears nothing more)."""
     demo = subprocess.Popen(
         [sys.executable, '-m', 'py_controllers.demo', flag, '--no-plots', '--output', tmp_path],
         stdout=subprocess.PIPE,
@@ -96,9 +99,6 @@ def test_base_demo_odometry_follows_the_commanded_path(
                 # mid-leg, the manager stops for 2 s (a loaded host does that to a process);
                 # the simulated base keeps following its last commands meanwhile
                 threading.Timer(3.0, stop_for, (children_of(demo.pid), 2.0)).start()
-                # then the demo stops for 3 s: its reference times out and the base rests,
-                # and the controller states sent meanwhile are partly lost to it
-                threading.Timer(6.0, stop_for, ([demo.pid], 3.0)).start()
         out = ''.join(lines)
         assert demo.wait(300) == 0, out[-4000:]  # a guard: about 30 s on a quiet host
     finally:

@@ -132,10 +132,10 @@ def test_where_the_receiver_stalled_and_missed_states_the_applied_path_takes_the
 
     def across(t0, t1):
         assert (t0, t1) == (1.0, 2.0)
-        return quarter
+        return [quarter]
 
-    # this process stalled from 1.2 to 1.9 s: the gap is the odometry's motion
-    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(1.2, 1.9)], across)
+    # this process stalled and lost states: over that span the path is the odometry's motion
+    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(1.0, 2.0)], across)
     assert held == [pytest.approx(2.0)]
     assert path.poses[ends[0]] == pytest.approx((1.5, 1.5, math.pi / 2))
     # no stall of its own: the gap was the controller's (its base kept the last twist)
