@@ -99,6 +99,24 @@ def pause_plots(page) -> None:
     raise AssertionError('the tuning page reloaded after each of three clicks on pause')
 
 
+def choose_plot_window(page, label: str) -> None:
+    """Choose the tuning page's plot window `label` ('last 60 s') and wait until the page
+    shows it. A page that reloaded meanwhile (q24, two busy loops: the field kept 'last 10 s'
+    for 30 s) gets the choice again, at most twice; the same page ignoring it fails."""
+    field = page.get_by_test_id('plot-window')
+    for _ in range(3):
+        page.evaluate('window.__beforeWindow = true')
+        field.click()
+        page.get_by_role('option', name=label).click()
+        try:
+            expect(field).to_contain_text(label)
+            return
+        except AssertionError:
+            if page.evaluate('window.__beforeWindow === true'):
+                raise  # the same page: the choice was lost, not the page
+    raise AssertionError(f'the tuning page reloaded after each of three choices of {label!r}')
+
+
 @contextmanager
 def streaming(publisher: Any, message: Callable[[], Any], period_s: float = 0.05) -> Iterator[None]:
     """Publish `message()` every `period_s` from a thread of its own while the block runs.

@@ -8,7 +8,13 @@ commanded and the measured velocity. The numbers are read from the page's charts
 import re
 
 import pytest
-from browser_rig import chart_series, pause_plots, streaming, wait_for_last_point
+from browser_rig import (
+    chart_series,
+    choose_plot_window,
+    pause_plots,
+    streaming,
+    wait_for_last_point,
+)
 from control_msgs.action import FollowJointTrajectory
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
@@ -36,9 +42,7 @@ def test_a_trajectory_goal_plots_desired_reaching_it_and_actual_within_tolerance
     )
     # the longest window: the default 10 s can lose the goal's start before the pause on a
     # starved host (the goal's 2 s and the waits for the lines' ends took longer there)
-    page.get_by_test_id('plot-window').click()
-    page.get_by_role('option', name='last 60 s').click()
-    expect(page.get_by_test_id('plot-window')).to_contain_text('last 60 s')
+    choose_plot_window(page, 'last 60 s')
     # the window is in the address: a reload (a busy host may drop the page's connection,
     # and the page comes back as it was first built) keeps it (h16 lost it: 10 s kept)
     expect(page).to_have_url(re.compile(r'[?&]window=60\b'))
