@@ -71,18 +71,16 @@ class _ControllerNode(Node):
             self._with_node.append(destroy)
 
     def destroy_node(self) -> None:
-        while self._with_node:
-            destroy = self._with_node.pop()
-            try:
-                destroy()
-            except Exception as exc:
-                self.get_logger().error(f'destroying a ROS entity failed: {exc!r}')
+        self._destroy_all(self._with_node)
         super().destroy_node()
 
     def destroy_configured_entities(self) -> None:
         """Destroy what on_configure created, newest first (a failure is logged, not raised)."""
-        while self._owned:
-            destroy = self._owned.pop()
+        self._destroy_all(self._owned)
+
+    def _destroy_all(self, destroyers: list[Callable[[], Any]]) -> None:
+        while destroyers:
+            destroy = destroyers.pop()
             try:
                 destroy()
             except Exception as exc:
