@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 
@@ -181,7 +181,7 @@ def applied_path(
     last one at its end), and those seconds do not count as held.
     """
     last = applied[-1][0] if applied else starts[0]
-    spans = sorted(
+    spans = merged(
         (max(a, starts[0]), min(b, last))
         for a, b in unseen
         if across is not None and min(b, last) > max(a, starts[0])
@@ -210,6 +210,18 @@ def applied_path(
             k += 1
     ends += [len(path.poses) - 1] * (len(held) - len(ends))
     return path, ends[: len(held)], held
+
+
+def merged(spans: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """The union of (from, to) spans, as disjoint spans in order (q25: two stalls of the
+    demo in one stall of the manager gave overlapping spans, and their motion twice)."""
+    out: list[tuple[float, float]] = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
 def _stepwise(points: Sequence[tuple[float, Twist]]) -> Callable[[float], Twist]:

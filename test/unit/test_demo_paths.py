@@ -142,3 +142,21 @@ def test_where_the_receiver_stalled_and_missed_states_the_applied_path_takes_the
     path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(3.5, 4.0)], across)
     assert held == [pytest.approx(3.0)]
     assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
+
+
+def test_overlapping_stall_spans_take_the_odometry_motion_once():
+    """q25: the demo stalled twice while the manager was stopped; both spans reached from
+    the odometry before the stop to the first after it, and the car turned 94 deg twice."""
+    ahead = (1.0, 0.0, 0.0)
+    legs = [paths.Leg(*ahead, 3.0), paths.Leg(0.0, 0.0, 0.0, 1.0)]
+    applied = [(t / 10, ahead) for t in range(0, 11)] + [(t / 10, ahead) for t in range(20, 31)]
+    applied += [(3.1, (0.0, 0.0, 0.0)), (3.2, (0.0, 0.0, 0.0))]
+    motions = {(1.0, 2.0): [(1.0, 0.0, 0.0)]}
+    path, ends, _ = paths.applied_path(
+        legs, [0.0, 3.0], applied, [(1.0, 1.9), (1.0, 2.0)], lambda a, b: motions[(a, b)]
+    )
+    assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
+    assert paths.merged([(3.0, 4.0), (1.0, 2.0), (1.5, 2.5), (2.5, 2.6)]) == [
+        (1.0, 2.6),
+        (3.0, 4.0),
+    ]
