@@ -14,6 +14,11 @@ def set_stamp(stamp: Any, nanoseconds: int) -> None:
     stamp.sec, stamp.nanosec = divmod(nanoseconds, 1_000_000_000)
 
 
+def stamp_to_ns(stamp: Any) -> int:
+    """builtin_interfaces/Time (or Duration) to integer nanoseconds."""
+    return stamp.sec * 1_000_000_000 + stamp.nanosec
+
+
 def duration_to_s(duration: Any) -> float:
     """builtin_interfaces/Duration (or Time) to float seconds."""
     return duration.sec + duration.nanosec * 1e-9

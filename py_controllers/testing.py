@@ -33,10 +33,16 @@ from py_controllers.controller_manager.client import ControllerManagerClient
 from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.realtime_tools.realtime_publisher import RealtimePublisher
+from py_controllers.ros_conversions import stamp_to_ns
 
 BIN = Path(sys.executable).parent
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 CONFIG = PACKAGE_ROOT / 'config'
+
+
+def stamp_ns(msg: Any) -> int:
+    """A stamped message's header stamp in nanoseconds."""
+    return stamp_to_ns(msg.header.stamp)
 
 
 def latched_qos(depth: int = 1) -> QoSProfile:

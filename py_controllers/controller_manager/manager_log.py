@@ -17,6 +17,8 @@ from rcl_interfaces.msg import Log
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 
+from py_controllers.ros_conversions import stamp_to_ns
+
 REASON_WAIT_S = 1.0
 """How long a failed call waits for its reason: /rosout and the service answer are
 separate topics, so the line may arrive just after the answer."""
@@ -34,10 +36,6 @@ def logger_name(node_name: str) -> str:
     return node_name.strip('/').replace('/', '.')
 
 
-def _stamp_ns(msg: Log) -> int:
-    return msg.stamp.sec * 1_000_000_000 + msg.stamp.nanosec
-
-
 class ManagerLog:
     """The error lines of one manager (and its controllers) on /rosout, per call."""
 
@@ -51,7 +49,7 @@ class ManagerLog:
         self._node = node
 
     def _on_line(self, msg: Log) -> None:
-        if msg.level >= Log.ERROR and _stamp_ns(msg) >= self._since_ns:
+        if msg.level >= Log.ERROR and stamp_to_ns(msg.stamp) >= self._since_ns:
             self._lines.append(msg)
 
     def start(self) -> None:

@@ -52,17 +52,18 @@ def wait_for_drawn(page, prefix: str, angle: float, tolerance: float) -> float:
     raise AssertionError(f'{prefix} joint1 drawn at {drawn}, expected {angle}')
 
 
-def settled_value(page, slider) -> float:
-    """The slider's value once the page has taken in every queued mouse move (two reads
-    200 ms apart agree)."""
+def settled_value(page, slider, far_enough) -> float:
+    """The slider's value once the page has taken in the drag: `far_enough(value)` holds and
+    two reads 200 ms apart agree. The page shows the value the dashboard echoes back, and a
+    busy dashboard can echo a mid-drag value for longer than that (CI: 0.85 of a 1.55 drag)."""
     value = float(slider.get_attribute('aria-valuenow'))
     for _ in range(WAIT_MS // 200):
         page.wait_for_timeout(200)
         again = float(slider.get_attribute('aria-valuenow'))
-        if again == value:
+        if again == value and far_enough(value):
             return value
         value = again
-    raise AssertionError(f'the slider never settled (last {value})')
+    raise AssertionError(f'the slider never settled far enough (last {value})')
 
 
 def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page, ros):
@@ -91,8 +92,7 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
     page.mouse.down()
     page.mouse.move(box['x'] + box['width'] * fraction, y, steps=5)
     # dragged, not let go: the ghost shows the slider's goal, nothing is sent
-    dragged = settled_value(page, slider)
-    assert abs(dragged - start) > 1.0, (start, dragged)
+    dragged = settled_value(page, slider, lambda value: abs(value - start) > 1.0)
     assert wait_for_drawn(page, 'ghost', dragged, 0.011) == pytest.approx(dragged, abs=0.011)
     assert world_pose(page, 'ghost:link1/0')[1]
     assert 'goal 1' not in result.inner_text()

@@ -12,7 +12,7 @@ import yaml
 
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.semantic_components import IMU_INTERFACES, POSE_INTERFACES
-from py_controllers.testing import RosHarness, SteppedManager
+from py_controllers.testing import RosHarness, SteppedManager, stamp_ns
 
 S = LifecycleStateId
 PERIOD_NS = 10_000_000  # the stepped manager's 100 Hz
@@ -96,10 +96,6 @@ def wait_for(cm: SteppedManager, received: list, predicate=lambda msg: True) -> 
     """Step until a message satisfying `predicate` has arrived; the newest such."""
     assert cm.run_until(lambda: any(predicate(m) for m in received)), 'no such message'
     return next(m for m in reversed(received) if predicate(m))
-
-
-def stamp_ns(msg: Any) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def assert_stamped_by_a_cycle(cm: SteppedManager, msg: Any) -> None:

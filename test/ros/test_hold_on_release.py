@@ -22,7 +22,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.ros_conversions import set_duration
-from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import BIN, CONFIG, ManagerProcess, RosHarness, run_tool, stamp_ns
 
 JOINTS = [f'joint{i}' for i in range(1, 7)]
 POSE = [0.3, 0.6, 0.9, 0.0, 0.6, 0.3]  # arm6: 98 Nm on the shoulder, 40 Nm on the elbow
@@ -36,10 +36,6 @@ ARMS = {
     ),
     'demo_arm': (CONFIG / 'demo_robot.urdf', CONFIG / 'demo_controllers.yaml', {}),
 }
-
-
-def stamp_ns(msg: JointState) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def positions(msg: JointState) -> list[float]:

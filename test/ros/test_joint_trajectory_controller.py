@@ -22,6 +22,8 @@ from jtc_rig import (
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectory
 
+from py_controllers.testing import stamp_ns
+
 arm = pytest.fixture(arm_rig, name='arm')
 frozen_arm = pytest.fixture(frozen_arm_rig, name='frozen_arm')
 
@@ -60,9 +62,10 @@ def test_six_joint_goal_succeeds_with_feedback_on_the_real_loop(tmp_path):
                 desired, actual = getattr(fb.desired, field), getattr(fb.actual, field)
                 expected = [d - a for d, a in zip(desired, actual)]
                 assert list(getattr(fb.error, field)) == pytest.approx(expected, abs=1e-12)
-        # within the goal tolerance (0.02) of the final point, as /joint_states shows
-        count = len(joint_states)
-        assert rig.harness.spin_until(lambda: len(joint_states) > count)
+        # within the goal tolerance (0.02) of the final point, as a state stamped after the
+        # result shows (CI, jazzy: a state from before it came after it, joint4 at 2.475)
+        done_ns = rig.harness.node.get_clock().now().nanoseconds
+        assert rig.harness.spin_until(lambda: stamp_ns(joint_states[-1]) > done_ns)
         final = joint_states[-1]
         by_name = dict(zip(final.name, final.position))
         for joint, expected in zip(JOINTS, target):

@@ -24,15 +24,11 @@ from py_controllers.hardware.servo_bus.arm_files import ARMS, urdf_on_port
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.ros_conversions import set_duration
-from py_controllers.testing import BIN, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import BIN, ManagerProcess, RosHarness, run_tool, stamp_ns
 
 HOLD_NS = 3_000_000_000
 STEP_S = 0.01  # the manager's period: one bus round, one step of the servos
 LIMIT_RAD = 0.005
-
-
-def stamp_ns(msg: JointState) -> int:
-    return msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
 
 
 def positions(msg: JointState, joints) -> list[float]:

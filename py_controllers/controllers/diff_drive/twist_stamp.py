@@ -14,6 +14,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from py_controllers.ros_conversions import stamp_to_ns
+
 
 class TwistStampCheck:
     """Judges stamps of one topic (`topic` and the timeout parameter's name appear in the
@@ -33,7 +35,7 @@ class TwistStampCheck:
                 throttle_duration_sec=1.0,
             )
             return None
-        stamp_ns = stamp.sec * 1_000_000_000 + stamp.nanosec
+        stamp_ns = stamp_to_ns(stamp)
         if stamp_ns == 0:
             if not self._warned_zero_stamp:
                 log.warning(f'{self.topic} with a zero stamp: using the time of arrival')
