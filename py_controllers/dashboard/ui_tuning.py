@@ -299,6 +299,7 @@ class _TuningView:
             self.recorders = _feeds(self.dash).recorders(self.kind or '', self.manager, self.name)
             if self.kind is None:
                 self.plots.clear()
+                self.charts.clear()
                 with self.plots:
                     ui.label(f'no live plot for {info.type}').classes('text-grey-7')
             await self.load()

@@ -77,8 +77,26 @@ def wait_for_last_point(page, chart: str, name: str, value: float, tolerance: fl
         points = page.evaluate(SERIES, [chart, name])
         raise AssertionError(
             f'{chart}: {name} never within {tolerance} of {value}; its last points: '
-            f'{points[-10:] if points else points}'
+            f'{points[-10:] if points else points}; {page_state(page)}'
         ) from exc
+
+
+PAGE_STATE = """() => ({
+    charts: Array.from(document.querySelectorAll('[data-testid^="chart-"]'),
+                       e => e.dataset.testid),
+    status: (document.querySelector('[data-testid="plot-status"]') || {}).innerText,
+    heading: (document.querySelector('[data-testid="tuning-type"]') || {}).innerText,
+    loaded_at: performance.timeOrigin,
+})"""
+
+
+def page_state(page) -> str:
+    """What a failed wait on the tuning page says of it: its address, its charts, its status
+    lines and when it was loaded (a reload shows as a later time)."""
+    try:
+        return f'page {page.url}: {page.evaluate(PAGE_STATE)}'
+    except Exception as exc:  # the page itself is gone: say so, not a second error
+        return f'page {page.url} unreadable: {exc}'
 
 
 def pause_plots(page) -> None:
