@@ -20,7 +20,6 @@ within its bound.
 from __future__ import annotations
 
 import argparse
-import bisect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -184,23 +183,8 @@ class BaseRun:
         starts = paths.legs_taken_up(self.legs, self.sent_s, applied)
         odometry = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
 
-        times = [t for t, _ in odometry]
-
-        def odometry_at(t: float) -> Pose:
-            return odometry[max(bisect.bisect_right(times, t) - 1, 0)][1]
-
-        def odometry_across(t0: float, t1: float) -> list[Pose]:
-            start = odometry_at(t0)
-            return [paths.relative(start, pose) for t, pose in odometry if t0 < t <= t1]
-
-        # a stall's span: from the odometry received before it to the first after it
-        spans = [
-            (times[max(bisect.bisect_right(times, a) - 1, 0)], times[i])
-            for a, b in self.watch.stalls
-            if (i := bisect.bisect_left(times, b)) < len(times)
-        ]
         self.commanded, ends, held = paths.applied_path(
-            self.legs, starts, applied, spans, odometry_across
+            self.legs, starts, applied, odometry, self.watch.stalls
         )
         for t0, t1 in self.watch.stalls:
             print(

@@ -165,8 +165,8 @@ def applied_path(
     legs: Sequence[Leg],
     starts: Sequence[float],
     applied: Sequence[tuple[float, Twist]],
-    unseen: Sequence[tuple[float, float]] = (),
-    across: Callable[[float, float], list[Pose]] | None = None,
+    odometry: Sequence[tuple[float, Pose]] = (),
+    stalls: Sequence[tuple[float, float]] = (),
 ) -> tuple[CommandedPath, list[int], list[float]]:
     """The path of the twists a controller applied, `applied` being (stamp, twist) from its
     states in stamp order, from the first leg's take-up, each twist held until the next
@@ -175,16 +175,17 @@ def applied_path(
     twist was nearer the leg's than rest (fewer than the leg's length: its reference timed
     out, and the base was told to rest meanwhile).
 
-    `unseen`: (from, to) spans in which the receiving process stalled and may have lost
-    states (and odometry) sent meanwhile: there the path takes `across(from, to)`, the
-    motions the odometry shows from the span's start to each pose it has in the span (the
-    last one at its end), and those seconds do not count as held.
+    `stalls`: (from, to) spans in which the receiving process stalled and may have lost
+    states (and odometry) sent meanwhile. Over each, widened to the `odometry` (stamp, pose)
+    around it (`stall_spans`), the path takes the odometry's own motion, and those seconds
+    do not count as held.
     """
     last = applied[-1][0] if applied else starts[0]
+    times = [t for t, _ in odometry]
     spans = merged(
         (max(a, starts[0]), min(b, last))
-        for a, b in unseen
-        if across is not None and min(b, last) > max(a, starts[0])
+        for a, b in stall_spans(times, stalls)
+        if min(b, last) > max(a, starts[0])
     )
     cuts = sorted(
         {t for t, _ in applied}
@@ -202,14 +203,36 @@ def applied_path(
             path.hold_for(*twist, v - u, STEP_S)
             if k < len(held) and math.dist(twist, twist_of(legs[k])) < math.dist(twist, REST):
                 held[k] += v - u
-        elif v == span[1] and across is not None:
+        elif v == span[1]:
             anchor = path.end
-            path.poses.extend(compose(anchor, motion) for motion in across(*span))
+            path.poses.extend(compose(anchor, m) for m in motion_across(odometry, *span))
         while k + 1 < len(starts) and v >= starts[k + 1]:
             ends.append(len(path.poses) - 1)
             k += 1
     ends += [len(path.poses) - 1] * (len(held) - len(ends))
     return path, ends[: len(held)], held
+
+
+def stall_spans(
+    times: Sequence[float], stalls: Iterable[tuple[float, float]]
+) -> list[tuple[float, float]]:
+    """Each stall (from, to) widened to the odometry `times` around it: from the last one at
+    or before its start to the first at or after its end. A stall with no odometry after it
+    is left out: nothing shows what the base did in it."""
+    spans = []
+    for a, b in stalls:
+        after = bisect.bisect_left(times, b)
+        if after < len(times):
+            spans.append((times[max(bisect.bisect_right(times, a) - 1, 0)], times[after]))
+    return spans
+
+
+def motion_across(odometry: Sequence[tuple[float, Pose]], t0: float, t1: float) -> list[Pose]:
+    """The odometry's motions, each relative to its pose at `t0` (the last at or before it),
+    to each pose it has after `t0` up to `t1`."""
+    times = [t for t, _ in odometry]
+    start = odometry[max(bisect.bisect_right(times, t0) - 1, 0)][1]
+    return [relative(start, pose) for t, pose in odometry if t0 < t <= t1]
 
 
 def merged(spans: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -128,20 +128,32 @@ def test_where_the_receiver_stalled_and_missed_states_the_applied_path_takes_the
     # states every 0.1 s, none from 1.0 to 2.0 s; the base turned a quarter left there
     applied = [(t / 10, ahead) for t in range(0, 11)] + [(t / 10, ahead) for t in range(20, 31)]
     applied += [(3.1, (0.0, 0.0, 0.0)), (3.2, (0.0, 0.0, 0.0))]
-    quarter = (0.5, 0.5, math.pi / 2)
+    # the odometry: every 0.1 s but for the stall, in which it shows the quarter turn
+    odometry = [(t / 10, (t / 10, 0.0, 0.0)) for t in range(0, 11)]
+    odometry += [(t / 10, (1.5, 0.5 + (t - 20) / 10, math.pi / 2)) for t in range(20, 31)]
 
-    def across(t0, t1):
-        assert (t0, t1) == (1.0, 2.0)
-        return [quarter]
-
-    # this process stalled and lost states: over that span the path is the odometry's motion
-    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(1.0, 2.0)], across)
+    # this process stalled from 1.05 to 1.95 s and lost states: from the odometry before
+    # the stall to the first after it, the path is the odometry's motion
+    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, odometry, [(1.05, 1.95)])
     assert held == [pytest.approx(2.0)]
     assert path.poses[ends[0]] == pytest.approx((1.5, 1.5, math.pi / 2))
-    # no stall of its own: the gap was the controller's (its base kept the last twist)
-    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, [(3.5, 4.0)], across)
+    # a stall of its own only later: the gap was the controller's (its base kept the last
+    # twist), and a stall with no odometry after it shows nothing
+    path, ends, held = paths.applied_path(legs, [0.0, 3.0], applied, odometry, [(3.5, 4.0)])
     assert held == [pytest.approx(3.0)]
     assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
+
+
+def test_a_stall_spans_from_the_odometry_before_it_to_the_first_after_it():
+    times = [0.0, 0.5, 1.0, 2.0, 2.5]
+    assert paths.stall_spans(times, [(1.2, 1.8), (0.5, 0.6), (2.4, 3.0)]) == [
+        (1.0, 2.0),
+        (0.5, 1.0),  # odometry at the stall's start: the span starts there
+    ]
+    assert paths.stall_spans(times, [(-1.0, 0.2)]) == [(0.0, 0.5)]
+    odometry = [(t, (t, 0.0, t)) for t in times]
+    motions = paths.motion_across(odometry, 1.0, 2.0)
+    assert motions == [pytest.approx(paths.relative((1.0, 0.0, 1.0), (2.0, 0.0, 2.0)))]
 
 
 def test_overlapping_stall_spans_take_the_odometry_motion_once():
@@ -151,9 +163,9 @@ def test_overlapping_stall_spans_take_the_odometry_motion_once():
     legs = [paths.Leg(*ahead, 3.0), paths.Leg(0.0, 0.0, 0.0, 1.0)]
     applied = [(t / 10, ahead) for t in range(0, 11)] + [(t / 10, ahead) for t in range(20, 31)]
     applied += [(3.1, (0.0, 0.0, 0.0)), (3.2, (0.0, 0.0, 0.0))]
-    motions = {(1.0, 2.0): [(1.0, 0.0, 0.0)]}
+    odometry = [(1.0, (1.0, 0.0, 0.0)), (1.5, (1.5, 0.0, 0.0)), (2.0, (2.0, 0.0, 0.0))]
     path, ends, _ = paths.applied_path(
-        legs, [0.0, 3.0], applied, [(1.0, 1.9), (1.0, 2.0)], lambda a, b: motions[(a, b)]
+        legs, [0.0, 3.0], applied, odometry, [(1.1, 1.4), (1.2, 1.9)]
     )
     assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
     assert paths.merged([(3.0, 4.0), (1.0, 2.0), (1.5, 2.5), (2.5, 2.6)]) == [
