@@ -86,13 +86,13 @@ PAGE_STATE = """() => ({
                        e => e.dataset.testid),
     status: (document.querySelector('[data-testid="plot-status"]') || {}).innerText,
     heading: (document.querySelector('[data-testid="tuning-type"]') || {}).innerText,
-    loaded_at: performance.timeOrigin,
+    loaded_s_ago: (Date.now() - performance.timeOrigin) / 1000,
 })"""
 
 
 def page_state(page) -> str:
     """What a failed wait on the tuning page says of it: its address, its charts, its status
-    lines and when it was loaded (a reload shows as a later time)."""
+    lines and how long ago it was loaded (less than the test's wait: it reloaded)."""
     try:
         return f'page {page.url}: {page.evaluate(PAGE_STATE)}'
     except Exception as exc:  # the page itself is gone: say so, not a second error
