@@ -36,7 +36,7 @@ from py_controllers.demo import references
 from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
 from py_controllers.demo.paths import Leg, twist_of
 from py_controllers.demo.references import describe, pose_of, stamp_s
-from py_controllers.demo.summary import print_summary
+from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
@@ -54,13 +54,13 @@ CONTROLLERS = [
 ]
 
 
-class Demo:
+class Demo(Steps):
     """One run of the demo; every step records whether it succeeded."""
 
     def __init__(self, ros: RosHarness, duration_scale: float) -> None:
         self.ros = ros
         self.scale = duration_scale
-        self.results: list[tuple[str, bool, str]] = []
+        super().__init__()
         self.joint_states = ros.subscribe(JointState, '/joint_states')
         self.arm_state: list[tuple[float, list[str], list[float], list[float]]] = []
         ros.node.create_subscription(
@@ -83,11 +83,6 @@ class Demo:
                     list(msg.feedback.positions),
                 )
             )
-
-    def record(self, step: str, ok: bool, detail: str) -> bool:
-        print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
-        self.results.append((step, ok, detail))
-        return ok
 
     def spin_for(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -350,8 +345,7 @@ def main(argv: list[str] | None = None) -> int:
         ok = demo.sensors() and ok
         ok = demo.gpio() and ok
         stats = demo.statistics()
-        if not proc.alive:
-            demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+        demo.check_manager(proc)
         if args.dashboard:
             stay_up_with_dashboard(args.dashboard, demo.results)
     if not args.dashboard:

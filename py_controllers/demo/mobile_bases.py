@@ -36,7 +36,7 @@ from py_controllers.controllers.steering import kinematics
 from py_controllers.demo import paths, references
 from py_controllers.demo.paths import Leg, Pose, Twist
 from py_controllers.demo.references import describe, pose_of, stamp_s
-from py_controllers.demo.summary import print_summary
+from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
 SETTLE_S = 0.5  # zero references after the path, so the lagging wheels come to rest
@@ -122,7 +122,7 @@ MECANUM = BaseDemo(
 BASES = {'car': CAR, 'mecanum': MECANUM}
 
 
-class BaseRun:
+class BaseRun(Steps):
     """One run of a base demo; every step records whether it succeeded."""
 
     def __init__(self, ros: RosHarness, base: BaseDemo, quick: bool) -> None:
@@ -130,7 +130,7 @@ class BaseRun:
         self.base = base
         # the path, then zero references so the lagging wheels come to rest
         self.legs = [*(base.quick_legs if quick else base.legs), Leg(0.0, 0.0, 0.0, SETTLE_S)]
-        self.results: list[tuple[str, bool, str]] = []
+        super().__init__()
         self.odom = ros.subscribe(Odometry, f'/{base.controller}/odometry', 1000)
         self.states = ros.subscribe(base.state_type, f'/{base.controller}/controller_state', 1000)
         self.tf = ros.subscribe(TFMessage, '/tf', 1000)
@@ -138,11 +138,6 @@ class BaseRun:
         self.sent_s: list[float] = []  # when each leg's first reference went out
         self.commanded = paths.CommandedPath()
         self.odometry_path: list[Pose] = []
-
-    def record(self, step: str, ok: bool, detail: str) -> bool:
-        print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
-        self.results.append((step, ok, detail))
-        return ok
 
     def spawn(self) -> bool:
         controllers = ['joint_state_broadcaster', self.base.controller]
@@ -265,8 +260,7 @@ def run(args: argparse.Namespace, which: str) -> int:
             demo.transforms()
         else:
             print(proc.output()[-4000:])
-        if not proc.alive:
-            demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+        demo.check_manager(proc)
     print_summary(demo.results)
     ok = all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick) and demo.odometry_path:

@@ -262,8 +262,7 @@ def run(args: argparse.Namespace) -> int:
             ok = demo.release() and ok
         ok = ok and demo.running()
         stats = demo.statistics()
-        if not proc.alive:
-            demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+        demo.check_manager(proc)
     print_summary(demo.results, f'summary ({time.monotonic() - wall0:.1f} s wall clock)')
     ok = ok and all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick) and not math.isnan(demo.push_at[0]):

@@ -26,7 +26,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo.references import stamp_s
-from py_controllers.demo.summary import print_summary
+from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
@@ -83,13 +83,13 @@ class GoalRun:
     wall_s: float  # from acceptance to the result
 
 
-class MujocoArmDemo:
+class MujocoArmDemo(Steps):
     """One run of the MuJoCo arm demo; every step records whether it succeeded."""
 
     def __init__(self, ros: RosHarness, duration_scale: float) -> None:
         self.ros = ros
         self.scale = duration_scale
-        self.results: list[tuple[str, bool, str]] = []
+        super().__init__()
         # deep queues: nothing is lost while `spawner` runs and nobody spins
         self.joint_states = ros.subscribe(JointState, '/joint_states', 1000)
         self.clock = ros.subscribe(Clock, '/clock', 1000)
@@ -107,12 +107,6 @@ class MujocoArmDemo:
             t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
             reference, feedback = list(msg.reference.positions), list(msg.feedback.positions)
             self.arm_state.append((t, list(msg.joint_names), reference, feedback))
-
-    def record(self, step: str, ok: bool, detail: str) -> bool:
-        """Print and keep the outcome of one step."""
-        print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
-        self.results.append((step, ok, detail))
-        return ok
 
     def positions(self) -> dict[str, float]:
         """The latest /joint_states positions by joint name."""
@@ -333,8 +327,7 @@ def run(args: argparse.Namespace) -> int:
             ok = demo.trajectory() and ok
             ok = demo.wrench() and ok
         stats = demo.statistics()
-        if not proc.alive:
-            demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+        demo.check_manager(proc)
     print_summary(demo.results)
     ok = ok and all(r[1] for r in demo.results)
     if not (args.no_plots or args.quick):

@@ -25,7 +25,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
-from py_controllers.demo.summary import print_summary
+from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.hardware.servo_bus.arm_files import ARMS, ServoArm, urdf_on_port
 from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
@@ -35,12 +35,12 @@ from py_controllers.testing import ManagerProcess, RosHarness, run_tool
 CONTROLLERS = ['joint_state_broadcaster', 'arm_controller', 'gripper_controller']
 
 
-class ServoArmDemo:
+class ServoArmDemo(Steps):
     """One run; every step records whether it succeeded."""
 
     def __init__(self, ros: RosHarness, arm: ServoArm, scale: float) -> None:
         self.ros, self.arm, self.scale = ros, arm, scale
-        self.results: list[tuple[str, bool, str]] = []
+        super().__init__()
         self.states = ros.subscribe(JointState, '/joint_states', 100)
         self.arm_state: list[tuple[float, list[str], list[float], list[float]]] = []
         ros.node.create_subscription(
@@ -58,11 +58,6 @@ class ServoArmDemo:
                     list(msg.feedback.positions),
                 )
             )
-
-    def record(self, step: str, ok: bool, detail: str) -> bool:
-        self.results.append((step, ok, detail))
-        print(f'  [{"ok" if ok else "FAILED"}] {step}: {detail}')
-        return ok
 
     def positions(self) -> dict[str, float]:
         if not self.states:
@@ -152,8 +147,7 @@ def run(args: argparse.Namespace, name: str) -> int:
                 f'{sum(bus.instructions.values())} instructions in '
                 f'{time.monotonic() - started:.1f} s, {bus.dropped} dropped',
             )
-            if not proc.alive:
-                demo.record('ros2_control_node', False, 'the manager died:\n' + proc.output())
+            demo.check_manager(proc)
             if args.dashboard:  # jog the arm and its gripper on the trajectory page
                 stay_up_with_dashboard(args.dashboard, demo.results)
     if not args.dashboard:
@@ -244,8 +238,7 @@ def run_teleop(args: argparse.Namespace, seconds: float = 10.0) -> int:
             else:
                 ok = demo.record('follower tracks leader', False, 'no joint states') and ok
             for name, proc in (('follower', follower), ('leader', leader)):
-                if not proc.alive:
-                    ok = demo.record(name, False, 'the manager died:\n' + proc.output()) and ok
+                ok = demo.check_manager(proc, name) and ok
     print_summary(demo.results)
     if samples and not (args.no_plots or args.quick):
         from py_controllers.demo import plots
