@@ -50,7 +50,8 @@ class Steps:
 
 def print_summary(results: list[tuple[str, bool, str]], title: str = 'summary') -> None:
     """Print `results` (step, ok, detail) under `== title`."""
+    width = max([len('step'), *(len(step) for step, _, _ in results)]) + 2
     print(f'\n== {title}')
-    print(f'  {"step":<14}{"result":<8}detail')
+    print(f'  {"step":<{width}}{"result":<8}detail')
     for step, step_ok, detail in results:
-        print(f'  {step:<14}{"ok" if step_ok else "FAILED":<8}{detail}')
+        print(f'  {step:<{width}}{"ok" if step_ok else "FAILED":<8}{detail}')

@@ -58,3 +58,11 @@ def test_a_good_run_prints_nothing_more_and_a_dead_manager_is_a_failed_step(caps
     step, ok, detail = steps.results[-1]
     assert (step, ok) == ('ros2_control_node', False)
     assert detail == 'the manager died:\nTraceback: boom'
+
+
+def test_the_summary_columns_fit_the_longest_step(capsys):
+    summary.print_summary([('follower tracks leader', True, 'max 190 mrad'), ('bus', False, '')])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2] == '  step                    result  detail'
+    assert lines[3] == '  follower tracks leader  ok      max 190 mrad'
+    assert lines[4].startswith('  bus                     FAILED')
