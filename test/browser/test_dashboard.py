@@ -151,7 +151,10 @@ def test_steering_pad_drives_and_stops(dashboard, browser, page, ros):
     hold(page, 0.8)  # forward at 0.8 of max linear 0.5 m/s
     expect(sending).to_contain_text('sending linear 0.40')
     assert ros.spin_until(lambda: x() > x0 + 0.1), (x0, x())
-    assert commands and all(c.twist.linear.x == pytest.approx(0.4) for c in commands)
+    # 0.4 m/s while held; a zero where the lease ran out between two renewals (a starved
+    # host, q30), which stops the base by design until the next renewal
+    assert any(c.twist.linear.x == pytest.approx(0.4) for c in commands)
+    assert all(c.twist.linear.x in (pytest.approx(0.4), 0.0) for c in commands)
     page.mouse.up()
     assert ros.spin_until(lambda: commands[-1].twist.linear.x == 0.0)
     assert commands[-1].twist.angular.z == 0.0
