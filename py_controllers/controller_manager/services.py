@@ -25,12 +25,9 @@ from py_controllers import compiled, plugins
 from py_controllers.callback_guard import answering
 from py_controllers.controller_manager.manager import ControllerManager
 from py_controllers.hardware_interface.types import LifecycleStateId
+from py_controllers.ros_conversions import duration_to_s
 
 S = LifecycleStateId
-
-
-def _duration_s(d: Any) -> float:
-    return d.sec + d.nanosec * 1e-9
 
 
 class ManagerServices:
@@ -155,7 +152,7 @@ class ManagerServices:
             list(request.activate_controllers),
             list(request.deactivate_controllers),
             int(request.strictness),
-            timeout_s=_duration_s(request.timeout),
+            timeout_s=duration_to_s(request.timeout),
         )
         self._log(response.ok, f'switch_controller: {response.message}')
         return response

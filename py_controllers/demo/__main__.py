@@ -23,7 +23,6 @@ from control_msgs.action import FollowJointTrajectory, GripperCommand
 from control_msgs.msg import (
     DynamicInterfaceGroupValues,
     InterfaceValue,
-    JointTrajectoryControllerState,
 )
 from geometry_msgs.msg import TwistStamped, WrenchStamped
 from nav_msgs.msg import Odometry
@@ -33,6 +32,7 @@ from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.demo import references
+from py_controllers.demo.arm_state import record_arm_state
 from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
 from py_controllers.demo.paths import Leg, twist_of
 from py_controllers.demo.references import describe, pose_of, stamp_s
@@ -62,27 +62,9 @@ class Demo(Steps):
         self.scale = duration_scale
         super().__init__()
         self.joint_states = ros.subscribe(JointState, '/joint_states')
-        self.arm_state: list[tuple[float, list[str], list[float], list[float]]] = []
-        ros.node.create_subscription(
-            JointTrajectoryControllerState,
-            '/arm_controller/controller_state',
-            self._on_arm_state,
-            10,
-        )
+        self.arm_state = record_arm_state(ros)
         self.odom = ros.subscribe(Odometry, '/diff_drive_controller/odom', 1000)
         self.tf = ros.subscribe(TFMessage, '/tf', 100)
-
-    def _on_arm_state(self, msg: JointTrajectoryControllerState) -> None:
-        t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        if len(msg.reference.positions) == len(msg.joint_names):
-            self.arm_state.append(
-                (
-                    t,
-                    list(msg.joint_names),
-                    list(msg.reference.positions),
-                    list(msg.feedback.positions),
-                )
-            )
 
     def spin_for(self, seconds: float) -> None:
         end = time.monotonic() + seconds

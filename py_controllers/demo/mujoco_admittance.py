@@ -91,7 +91,7 @@ class AdmittanceDemo(MujocoArmDemo):
         samples = []
         for msg in self.wrenches:
             f = msg.wrench.force
-            t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            t = stamp_s(msg)
             if t >= since_s:  # the tool turns by well under a degree: one rotation will do
                 samples.append((t, rotation @ np.array([f.x, f.y, f.z]) - weight))
         return samples

@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from control_msgs.action import FollowJointTrajectory
-from control_msgs.msg import JointTrajectoryControllerState
 from geometry_msgs.msg import WrenchStamped
 from rclpy.action import ActionClient
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.arm_state import record_arm_state
 from py_controllers.demo.references import stamp_s
 from py_controllers.demo.summary import Steps, print_summary
-from py_controllers.ros_conversions import set_duration
+from py_controllers.ros_conversions import duration_to_s, set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
 JOINTS = [f'joint{i}' for i in range(1, 7)]
@@ -47,8 +47,6 @@ GOAL_TOLERANCE = 0.01  # rad, constraints.<joint>.goal in mujoco_arm_controllers
 FINAL_AFTER_S = 0.05  # s simulated: the arm's final state is judged this long after the goal
 SETTLE_S = 3.0  # simulated s the trajectory controller gets to hold the arm within tolerance
 GRIPPER_WEIGHT_N = 1.0 * 9.81  # the 1 kg gripper under the wrist sensor (arm6.xml)
-
-Sample = tuple[float, list[str], list[float], list[float]]
 
 
 def via_velocities(
@@ -94,19 +92,7 @@ class MujocoArmDemo(Steps):
         self.joint_states = ros.subscribe(JointState, '/joint_states', 1000)
         self.clock = ros.subscribe(Clock, '/clock', 1000)
         self.wrenches = ros.subscribe(WrenchStamped, '/force_torque_sensor_broadcaster/wrench')
-        self.arm_state: list[Sample] = []
-        ros.node.create_subscription(
-            JointTrajectoryControllerState,
-            '/arm_controller/controller_state',
-            self._on_arm_state,
-            100,
-        )
-
-    def _on_arm_state(self, msg: JointTrajectoryControllerState) -> None:
-        if len(msg.reference.positions) == len(msg.joint_names):
-            t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-            reference, feedback = list(msg.reference.positions), list(msg.feedback.positions)
-            self.arm_state.append((t, list(msg.joint_names), reference, feedback))
+        self.arm_state = record_arm_state(ros, 100)
 
     def positions(self) -> dict[str, float]:
         """The latest /joint_states positions by joint name."""
@@ -155,7 +141,7 @@ class MujocoArmDemo(Steps):
     def sim_time_s(self) -> float:
         """The latest /clock, s (0 before one arrived)."""
         c = self.clock[-1].clock if self.clock else None
-        return c.sec + c.nanosec * 1e-9 if c is not None else 0.0
+        return duration_to_s(c) if c is not None else 0.0
 
     # --- steps -----------------------------------------------------------------------
     def spawner(self, *controllers: str) -> bool:

@@ -19,11 +19,11 @@ import time
 from pathlib import Path
 
 from control_msgs.action import FollowJointTrajectory, GripperCommand
-from control_msgs.msg import JointTrajectoryControllerState
 from rclpy.action import ActionClient
 from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
+from py_controllers.demo.arm_state import record_arm_state
 from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
 from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.hardware.servo_bus.arm_files import ARMS, ServoArm, urdf_on_port
@@ -42,22 +42,7 @@ class ServoArmDemo(Steps):
         self.ros, self.arm, self.scale = ros, arm, scale
         super().__init__()
         self.states = ros.subscribe(JointState, '/joint_states', 100)
-        self.arm_state: list[tuple[float, list[str], list[float], list[float]]] = []
-        ros.node.create_subscription(
-            JointTrajectoryControllerState, '/arm_controller/controller_state', self._on_state, 10
-        )
-
-    def _on_state(self, msg: JointTrajectoryControllerState) -> None:
-        t = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
-        if len(msg.reference.positions) == len(msg.joint_names):
-            self.arm_state.append(
-                (
-                    t,
-                    list(msg.joint_names),
-                    list(msg.reference.positions),
-                    list(msg.feedback.positions),
-                )
-            )
+        self.arm_state = record_arm_state(ros)
 
     def positions(self) -> dict[str, float]:
         if not self.states:

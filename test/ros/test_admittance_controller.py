@@ -30,7 +30,7 @@ from py_controllers import plugins
 from py_controllers.controllers.admittance.controller import AdmittanceController
 from py_controllers.controllers.joint_trajectory.controller import JointTrajectoryController
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.testing import RosHarness, SteppedManager
+from py_controllers.testing import RosHarness, SteppedManager, stamp_ns
 
 plugins.register(
     plugins.CONTROLLERS_GROUP, 'admittance_controller/AdmittanceController', AdmittanceController
@@ -253,9 +253,7 @@ def test_constant_wrench_settles_at_force_over_stiffness(rig):
     settled_ns = rig.cm.now_ns
 
     def settled(m):
-        return m.joint_state.header.stamp.sec * 10**9 + m.joint_state.header.stamp.nanosec >= (
-            settled_ns
-        )
+        return stamp_ns(m.joint_state) >= (settled_ns)
 
     status = rig.harness.subscribe(AdmittanceControllerState, f'/{ADM}/status')
     assert rig.cm.run_until(lambda: any(settled(m) for m in status))

@@ -28,7 +28,7 @@ from py_controllers.dashboard.manager_watch import ManagerWatch
 from py_controllers.dashboard.model import DIFF_DRIVE_TYPE, JointRange, Velocity
 from py_controllers.dashboard.motion import PAD_MAX_ANGULAR, PAD_MAX_LINEAR
 from py_controllers.dashboard.ros_bridge import CallFailedError, NotAvailableError, RosBridge
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
+from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool, stamp_ns
 
 
 @pytest.fixture
@@ -53,7 +53,7 @@ def steer_until_sent(ros, steering, topic, linear, angular, got, since_ns=None) 
         since_ns = ros.node.get_clock().now().nanoseconds
 
     def newer() -> list[TwistStamped]:
-        return [m for m in got if m.header.stamp.sec * 10**9 + m.header.stamp.nanosec >= since_ns]
+        return [m for m in got if stamp_ns(m) >= since_ns]
 
     def sent() -> bool:
         steering.command(topic, 'page-1', linear, angular)

@@ -7,6 +7,8 @@ import socket
 from demos_rig import DemoLaunch, example, expand_xacro, position_of
 from std_msgs.msg import Float64MultiArray
 
+from py_controllers.testing import stamp_ns
+
 NAME = 'rrbot_modular_actuators_without_feedback_sensors_for_position_feedback'
 
 
@@ -22,7 +24,7 @@ def free_ports(count):
 
 
 def stamp_s(msg):
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    return stamp_ns(msg) * 1e-9
 
 
 def test_example_14_actuators_and_sensors_over_sockets():

@@ -14,7 +14,7 @@ from tf2_msgs.msg import TFMessage
 from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.types import LifecycleStateId
 from py_controllers.robot_description import swap_hardware
-from py_controllers.testing import CONFIG, RosHarness, SteppedManager
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager, stamp_ns
 
 MOCK_BASE = swap_hardware(
     (CONFIG / 'diffbot.urdf').read_text(),
@@ -50,7 +50,7 @@ def base(tmp_path):
 
 
 def stamp_s(msg):
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    return stamp_ns(msg) * 1e-9
 
 
 def drive(harness, pub, linear, angular, until):
@@ -376,7 +376,7 @@ def test_enable_odom_tf_set_at_run_time_switches_tf_off_and_on(stepped_every_cyc
     )
 
     def stamps(messages):
-        return {m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec for m in messages}
+        return {stamp_ns(m) for m in messages}
 
     def tf_stamps():
         return stamps(t for m in tf for t in m.transforms)

@@ -16,7 +16,7 @@ from control_msgs.msg import DynamicInterfaceGroupValues, InterfaceValue
 from py_controllers import plugins
 from py_controllers.controllers.gpio_command.controller import GpioCommandController
 from py_controllers.hardware.simulated_system import SimulatedSystem
-from py_controllers.testing import CONFIG, RosHarness, SteppedManager
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager, stamp_ns
 
 TYPE = 'gpio_controllers/GpioCommandController'
 CTRL = 'gpio_command_controller'
@@ -150,9 +150,9 @@ def test_commands_reach_the_interfaces_and_come_back_on_gpio_states(rig):
     for output in ('flange_io/do1', 'flange_io/ao1'):
         assert math.isnan(values[output]) or values[output] == 0.0, values
     assert values['sensor_io/ai1'] == 1.25  # the input's initial_value
-    stamp_ns = first.header.stamp.sec * 1_000_000_000 + first.header.stamp.nanosec
-    assert 0 < stamp_ns <= rig.cm.now_ns  # the manager's time of the cycle
-    assert stamp_ns % PERIOD_NS == 0
+    first_ns = stamp_ns(first)
+    assert 0 < first_ns <= rig.cm.now_ns  # the manager's time of the cycle
+    assert first_ns % PERIOD_NS == 0
 
     rig.apply(command(('flange_io', ['do1', 'ao1'], [1.0, 4.2])), (1.0, 4.2))
     latest = rig.wait_states(received, {'flange_io/do1': 1.0, 'flange_io/ao1': 4.2})
@@ -319,7 +319,7 @@ def test_on_simulated_hardware(tmp_path):
         rig.apply(command(('flange_io', ['do1', 'ao1'], [1.0, 4.2])), (1.0, 4.2))
         msg = rig.wait_states(received, {'flange_io/do1': 1.0, 'flange_io/ao1': 4.2})
         # the input at the time of the cycle that read it: the manager's time from 0
-        t_s = (msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec) * 1e-9
+        t_s = stamp_ns(msg) * 1e-9
         expected = 1.25 + 0.5 * math.sin(2 * math.pi * 0.25 * t_s)
         assert by_name(msg)['sensor_io/ai1'] == pytest.approx(expected, abs=1e-12)
         rig.cm.step(50)  # 0.5 s on (from the newest cycle, which may be newer than msg)

@@ -20,7 +20,15 @@ from std_msgs.msg import Float64MultiArray
 
 from py_controllers.hardware.mujoco_system import MujocoSystem
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, SteppedManager, run_tool
+from py_controllers.ros_conversions import stamp_to_ns
+from py_controllers.testing import (
+    CONFIG,
+    ManagerProcess,
+    RosHarness,
+    SteppedManager,
+    run_tool,
+    stamp_ns,
+)
 
 PERIOD_NS = 10_000_000  # 100 Hz: 5 physics steps of the arm's 2 ms per cycle
 URDF = CONFIG / 'mujoco' / 'two_link_arm.urdf'
@@ -124,11 +132,11 @@ def test_with_use_sim_time_the_loop_runs_on_mujoco_time_and_publishes_clock(tmp_
         )
         assert result.returncode == 0, result.stdout + result.stderr + manager.output()
         assert ros.spin_until(lambda: len(clock) >= 20 and len(states) >= 5)
-        ticks = [c.clock.sec * 10**9 + c.clock.nanosec for c in clock]
+        ticks = [stamp_to_ns(c.clock) for c in clock]
         # simulation time, not the wall clock's epoch; whole periods of 10 ms
         assert ticks[-1] < 3600 * 10**9
         assert all(t % PERIOD_NS == 0 for t in ticks), ticks[:10]
         # time only moves forward, by whole periods (a busy publisher may skip a sample)
         assert all(b > a for a, b in itertools.pairwise(ticks)), ticks[:10]
-        stamps = [s.header.stamp.sec * 10**9 + s.header.stamp.nanosec for s in states]
+        stamps = [stamp_ns(s) for s in states]
         assert all(0 < t < 3600 * 10**9 and t % PERIOD_NS == 0 for t in stamps), stamps[:10]

@@ -22,7 +22,7 @@ from py_controllers.controllers.joint_pid.controller import (
     VelocityJointPositionController,
 )
 from py_controllers.hardware.simulated_system import SimulatedSystem
-from py_controllers.testing import CONFIG, PACKAGE_ROOT, RosHarness, SteppedManager
+from py_controllers.testing import CONFIG, PACKAGE_ROOT, RosHarness, SteppedManager, stamp_ns
 
 URDF = CONFIG / 'pid_joint_robot.urdf'
 PARAMS = CONFIG / 'pid_controllers.yaml'
@@ -163,7 +163,7 @@ def test_state_every_tenth_update_and_runtime_gains(cm):
     cm.step(1)
     assert cm.harness.spin_for_messages(states, 1)
     stamps.append(cm.now_ns)
-    got = [m.header.stamp.sec * 1_000_000_000 + m.header.stamp.nanosec for m in states]
+    got = [stamp_ns(m) for m in states]
     assert got == stamps  # exactly updates 0, 10, 20, 30, 40
 
     last = states[-1]

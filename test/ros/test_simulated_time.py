@@ -28,7 +28,15 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.hardware_interface.types import LifecycleStateId
-from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, SteppedManager, run_tool
+from py_controllers.ros_conversions import stamp_to_ns
+from py_controllers.testing import (
+    CONFIG,
+    ManagerProcess,
+    RosHarness,
+    SteppedManager,
+    run_tool,
+    stamp_ns,
+)
 
 PERIOD_NS = 10_000_000
 URDF = CONFIG / 'mujoco' / 'two_link_arm.urdf'
@@ -139,10 +147,10 @@ def test_clock_goes_out_before_the_messages_stamped_with_its_time(tmp_path):
     states: list[tuple[int, int]] = []  # (stamp, when it was received)
 
     def on_clock(msg: Clock, info: Any) -> None:
-        clocks[msg.clock.sec * 10**9 + msg.clock.nanosec] = info['received_timestamp']
+        clocks[stamp_to_ns(msg.clock)] = info['received_timestamp']
 
     def on_state(msg: JointState, info: Any) -> None:
-        stamp = msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec
+        stamp = stamp_ns(msg)
         states.append((stamp, info['received_timestamp']))
 
     with (

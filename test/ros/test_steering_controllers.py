@@ -20,7 +20,7 @@ from py_controllers import plugins
 from py_controllers.controllers.steering.ackermann import AckermannSteeringController
 from py_controllers.controllers.steering.bicycle import BicycleSteeringController
 from py_controllers.controllers.steering.tricycle_steering import TricycleSteeringController
-from py_controllers.testing import CONFIG, RosHarness, SteppedManager
+from py_controllers.testing import CONFIG, RosHarness, SteppedManager, stamp_ns
 
 URDF = CONFIG / 'steering_robot.urdf'
 PARAMS = CONFIG / 'steering_controllers.yaml'
@@ -73,7 +73,7 @@ def commands(cm, name):
 
 
 def stamp_s(msg):
-    return msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+    return stamp_ns(msg) * 1e-9
 
 
 def yaw(msg):

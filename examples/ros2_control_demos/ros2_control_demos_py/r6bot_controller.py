@@ -28,6 +28,7 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.realtime_tools import RealtimeBox
+from py_controllers.ros_conversions import duration_to_s
 from ros2_control_demos_py.r6bot_interpolation import Trajectory, sample, trajectory_problem
 
 
@@ -81,7 +82,7 @@ class RobotController(ControllerInterface):
         total_s = 0.0
         if msg.points:
             last = msg.points[-1].time_from_start
-            total_s = last.sec + last.nanosec * 1e-9
+            total_s = duration_to_s(last)
         problem = trajectory_problem(positions, velocities, total_s, len(self.joint_names))
         if problem:
             log.error(f'trajectory refused: {problem}')
