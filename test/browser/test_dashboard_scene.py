@@ -4,6 +4,7 @@ the diff drive's odometry says. Poses are read back from the three.js objects in
 """
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -101,7 +102,8 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
     assert joint1_drawn(page, 'robot') == pytest.approx(start, abs=0.03)
 
     page.mouse.up()  # let go: the goal is sent, the arm and its drawing follow
-    expect(result).to_contain_text('goal 1 accepted')
+    # a page polled late (q35, two busy loops) can find the goal already succeeded
+    expect(result).to_contain_text(re.compile(r'goal 1( accepted|: succeeded)'))
     target = float(page.get_by_test_id('target-arm_controller-joint1').inner_text())
     assert target == pytest.approx(dragged, abs=0.011)
     expect(result).to_contain_text('goal 1: succeeded')
