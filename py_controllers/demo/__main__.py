@@ -27,22 +27,27 @@ from control_msgs.msg import (
 from geometry_msgs.msg import TwistStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
+from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
 from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
 
-from py_controllers.demo import references
+from py_controllers.demo import paths, references
 from py_controllers.demo.arm_state import record_arm_state
 from py_controllers.demo.dashboard_stay import stay_up_with_dashboard
-from py_controllers.demo.paths import Leg, twist_of
-from py_controllers.demo.references import describe, pose_of, stamp_s
+from py_controllers.demo.paths import Leg, Twist, twist_of
+from py_controllers.demo.references import describe
 from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, run_tool
 
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
-# the square's end from where its legs, as the diff drive held them, end: the wheels' lag
+# the square's end from where the twists the diff drive applied end: the wheels' lag. Where
+# this process stalls, the path takes the odometry's motion, and the heading the wheels lagged
+# by then stays (2.3 deg, 22 mm, after a 1.5 s SIGSTOP of the demo mid-turn)
 SQUARE_END_M = 0.05
+SQUARE_HEADING_RAD = math.radians(5.0)
 CONTROLLERS = [
     'joint_state_broadcaster',
     'arm_controller',
@@ -52,6 +57,11 @@ CONTROLLERS = [
     'force_torque_sensor_broadcaster',
     'gpio_command_controller',
 ]
+
+
+def limited_twist(msg: TwistStamped) -> Twist:
+    """The twist the diff drive applied, from its ~/cmd_vel_out."""
+    return (msg.twist.linear.x, 0.0, msg.twist.angular.z)
 
 
 class Demo(Steps):
@@ -65,6 +75,7 @@ class Demo(Steps):
         self.arm_state = record_arm_state(ros)
         self.odom = ros.subscribe(Odometry, '/diff_drive_controller/odom', 1000)
         self.tf = ros.subscribe(TFMessage, '/tf', 100)
+        self.limited = ros.subscribe(TwistStamped, '/diff_drive_controller/cmd_vel_out', 2000)
 
     def spin_for(self, seconds: float) -> None:
         end = time.monotonic() + seconds
@@ -136,44 +147,72 @@ class Demo(Steps):
 
     def square(self, side_m: float = 0.5, speed: float = 0.25, turn_rate: float = 0.8) -> bool:
         """A square of `side_m`, each side and quarter turn followed by a stop. Judged against
-        the square as the controller held its legs (when each began shows in the odometry's
-        measured twist): where the references reach it late, the base really does not close
-        the square, and the odometry is not to blame."""
+        the twists the diff drive applied (its ~/cmd_vel_out, switched on for the drive as
+        `ros2 param set` does): where references reach it late, or so late that it rests
+        meanwhile (cmd_vel_timeout), the base really does not close the square, and the
+        odometry is not to blame."""
         print('\n== driving a square with TwistStamped on /diff_drive_controller/cmd_vel')
+        if not self.publish_limited_velocity(True):
+            return self.record('square', False, 'could not switch ~/cmd_vel_out on')
         pub = self.ros.node.create_publisher(TwistStamped, '/diff_drive_controller/cmd_vel', 10)
         stop = Leg(0.0, 0.0, 0.0, 0.3)
         side = Leg(speed, 0.0, 0.0, side_m / speed)
         turn = Leg(0.0, 0.0, turn_rate, (math.pi / 2) / turn_rate)
         legs = [side, stop, turn, stop] * 4
-        sent = references.stream_legs(self.ros, pub, legs)
+        watch = references.StallWatch(self.ros)
+        sent = references.stream_legs(self.ros, pub, legs, watch)
         twist = references.odometry_twist
-        if not references.wait_for_rest(
-            self.ros, self.odom, twist, (sent[-1], twist_of(turn)), stop.seconds
-        ):
+        rested = references.wait_for_rest(
+            self.ros, self.odom, twist, (sent[-1], twist_of(turn)), stop.seconds, watch
+        )
+        self.publish_limited_velocity(False)
+        if not rested:
             return self.record('square', False, 'the odometry never came to rest')
-        commanded, starts, _ = references.held_path(legs, sent, self.odom, twist)
-        poses = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
-        self.path = [pose[:2] for _, pose in poses]
-        self.corners = [
-            next((pose for t, pose in poses if t >= starts[k]), poses[-1][1]) for k in (4, 8, 12)
-        ] + [poses[-1][1]]
-        for k, corner in enumerate(self.corners):
-            print(f'    corner {k + 1}: {describe(corner)}')
-        end, held = self.corners[-1], commanded.end
+        drive = references.driven_path(
+            legs, sent, self.limited, limited_twist, self.odom, watch.stalls
+        )
+        odometry, commanded = drive.odometry, drive.commanded
+        self.path = [pose[:2] for _, pose in odometry]
+        self.commanded_path = [pose[:2] for pose in commanded.poses]
+        for k in (3, 7, 11):  # the stops after the turns; the last one is the end
+            at = drive.starts[k + 1]
+            corner = next((pose for t, pose in odometry if t >= at), odometry[-1][1])
+            print(f'    corner {k // 4 + 1}: odometry  {describe(corner)}')
+            print(f'              commanded {describe(commanded.poses[drive.ends[k]])}')
+        print(f'    end:      odometry  {describe(odometry[-1][1])}')
+        print(f'              commanded {describe(commanded.end)}')
+        end, held = odometry[-1][1], commanded.end
         error = math.hypot(end[0] - held[0], end[1] - held[1])
+        heading = paths.heading_error(end[2], held[2])
         closure = math.hypot(end[0], end[1])
         tf_ok = any(
             t.header.frame_id == 'odom' and t.child_frame_id == 'base_link'
             for m in self.tf[-20:]
             for t in m.transforms
         )
-        ok = error < SQUARE_END_M and tf_ok
+        ok = error < SQUARE_END_M and abs(heading) < SQUARE_HEADING_RAD and tf_ok
         return self.record(
             'square',
             ok,
-            f'{error * 1000:.0f} mm from where the legs as held end, {closure:.3f} m from the '
-            f'start; /tf odom->base_link: {tf_ok}',
+            f'{error * 1000:.0f} mm / {math.degrees(heading):+.1f} deg from where the twists '
+            f'applied end, {closure:.3f} m from the start; /tf odom->base_link: {tf_ok}',
         )
+
+    def publish_limited_velocity(self, on: bool) -> bool:
+        """Switch the diff drive's ~/cmd_vel_out on or off (a parameter set at run time);
+        on: once its messages arrive."""
+        client = AsyncParameterClient(self.ros.node, '/diff_drive_controller')
+        if not client.wait_for_services(GUARD_S):
+            return False
+        future = client.set_parameters([Parameter('publish_limited_velocity', value=on)])
+        if not self.ros.spin_until(future.done, GUARD_S):
+            return False
+        if not all(r.successful for r in future.result().results):
+            return False
+        if not on:
+            return True
+        self.limited.clear()
+        return self.ros.spin_until(lambda: bool(self.limited), GUARD_S)
 
     def gripper(self, target: float = 0.03) -> bool:
         print('\n== a GripperCommand goal to /gripper_controller/gripper_cmd')
@@ -341,8 +380,14 @@ def main(argv: list[str] | None = None) -> int:
         if demo.arm_state:
             written.append(plots.plot_joints(args.output / 'joints.png', demo.arm_state))
         if getattr(demo, 'path', None):
-            square = [(0, 0), (0.5, 0), (0.5, 0.5), (0, 0.5), (0, 0)]
-            written.append(plots.plot_path(args.output / 'base_path.png', demo.path, square))
+            written.append(
+                plots.plot_path(
+                    args.output / 'base_path.png',
+                    demo.path,
+                    demo.commanded_path,
+                    commanded_label='commanded square (the twists the diff drive applied)',
+                )
+            )
         if 'period_histogram' in stats:
             written.append(
                 plots.plot_periods(

@@ -35,7 +35,7 @@ from tf2_msgs.msg import TFMessage
 from py_controllers.controllers.steering import kinematics
 from py_controllers.demo import paths, references
 from py_controllers.demo.paths import Leg, Pose, Twist
-from py_controllers.demo.references import describe, pose_of, stamp_s
+from py_controllers.demo.references import describe, pose_of
 from py_controllers.demo.summary import Steps, print_summary
 from py_controllers.testing import CONFIG, ManagerProcess, RosHarness, run_tool
 
@@ -174,19 +174,11 @@ class BaseRun(Steps):
 
     def judge(self) -> bool:
         base = self.base
-        applied = [(stamp_s(m), base.applied(m)) for m in self.states]
-        starts = paths.legs_taken_up(self.legs, self.sent_s, applied)
-        odometry = [(stamp_s(m), pose_of(m)) for m in self.odom if stamp_s(m) >= starts[0]]
-
-        self.commanded, ends, held = paths.applied_path(
-            self.legs, starts, applied, odometry, self.watch.stalls
+        drive = references.driven_path(
+            self.legs, self.sent_s, self.states, base.applied, self.odom, self.watch.stalls
         )
-        for t0, t1 in self.watch.stalls:
-            print(
-                f'    this process stalled {t1 - t0:.2f} s, {t0 - starts[0]:.2f} s into the '
-                'drive: where states are missing then, the commanded path takes the '
-                "odometry's motion"
-            )
+        self.commanded, ends, held = drive.commanded, drive.ends, drive.held
+        starts, odometry = drive.starts, drive.odometry
         self.odometry_path = [pose for _, pose in odometry]
         for k, (start, end) in enumerate(pairwise(starts)):
             at_end = next((pose for t, pose in odometry if t >= end), self.odometry_path[-1])

@@ -1,12 +1,11 @@
 """A mobile base driven as a user would: its legs streamed as TwistStamped references, and
-the path they command, each leg held as long as the controller held it.
+the path the controller applied from them, against which its odometry is judged.
 
-The controller's own messages say when it took each leg up (`paths.legs_taken_up`); a
-reference that reaches it late on a busy host then moves the commanded path along with the
-base, and the odometry is judged against what the base was really told. Where the
-controller's state shows the twist it applies, `paths.applied_path` integrates that twist
-itself, so a reference that timed out mid-leg (the base told to rest) is in the commanded
-path too.
+The controller's own messages say when it took each leg up (`paths.legs_taken_up`) and
+the twist it applied, cycle by cycle (`paths.applied_path` integrates it): a reference that
+reaches it late on a busy host, or so late that it times out mid-leg (the base told to
+rest), moves the commanded path along with the base. Where this process stalled and lost
+messages meanwhile, the path takes the odometry's motion.
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from geometry_msgs.msg import TwistStamped
@@ -38,7 +38,9 @@ def pose_of(msg: Any) -> Pose:
 
 
 def describe(pose: Pose) -> str:
-    return f'x={pose[0]:+.3f} m  y={pose[1]:+.3f} m  yaw={math.degrees(pose[2]):+7.2f} deg'
+    """A pose in a line, its yaw wrapped to [-180, 180) deg."""
+    yaw = math.degrees(paths.heading_error(pose[2], 0.0))
+    return f'x={pose[0]:+.3f} m  y={pose[1]:+.3f} m  yaw={yaw:+7.2f} deg'
 
 
 def odometry_twist(msg: Any) -> Twist:
@@ -117,14 +119,38 @@ def wait_for_rest(
     return ros.spin_until(done)
 
 
-def held_path(
-    legs: Sequence[Leg], sent_s: Sequence[float], states: Sequence[Any], applied: Callable
-) -> tuple[CommandedPath, list[float], list[float]]:
-    """The commanded path with each leg held from its take-up to the next leg's, the take-up
-    times, and each leg's end pose index in the path's poses."""
-    starts = paths.legs_taken_up(legs, sent_s, [(stamp_s(m), applied(m)) for m in states])
-    path, ends = CommandedPath(), []
-    for leg, start, end in zip(legs, starts, starts[1:]):
-        path.hold_for(leg.vx, leg.vy, leg.wz, max(0.0, end - start), paths.STEP_S)
-        ends.append(len(path.poses) - 1)
-    return path, starts, ends
+@dataclass
+class DrivenPath:
+    """A drive judged: when the controller took each leg up, the odometry (stamp, pose) from
+    the first take-up, the path of the twists the controller applied (`paths.applied_path`),
+    each leg's end pose index in it and the seconds of each leg it applied."""
+
+    starts: list[float]
+    odometry: list[tuple[float, Pose]]
+    commanded: CommandedPath
+    ends: list[int]
+    held: list[float]
+
+
+def driven_path(
+    legs: Sequence[Leg],
+    sent_s: Sequence[float],
+    states: Sequence[Any],
+    applied: Callable[[Any], Twist],
+    odom: Sequence[Any],
+    stalls: Sequence[tuple[float, float]],
+) -> DrivenPath:
+    """The drive of `legs` (first sent at `sent_s`) as the controller applied them, from
+    its `states` (`applied` giving the twist each shows) and its Odometry messages `odom`;
+    `stalls`: where this process stalled (a `StallWatch`'s)."""
+    twists = [(stamp_s(m), applied(m)) for m in states]
+    starts = paths.legs_taken_up(legs, sent_s, twists)
+    odometry = [(stamp_s(m), pose_of(m)) for m in odom if stamp_s(m) >= starts[0]]
+    commanded, ends, held = paths.applied_path(legs, starts, twists, odometry, stalls)
+    for t0, t1 in stalls:
+        print(
+            f'    this process stalled {t1 - t0:.2f} s, {t0 - starts[0]:.2f} s into the '
+            "drive: where states are missing then, the commanded path takes the odometry's "
+            'motion'
+        )
+    return DrivenPath(starts, odometry, commanded, ends, held)
