@@ -32,6 +32,7 @@ from py_controllers.child_process import ChildProcess
 from py_controllers.controller_manager.client import ControllerManagerClient
 from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
 from py_controllers.controller_manager.node import ControllerManagerRuntime
+from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.realtime_tools.realtime_publisher import RealtimePublisher
 from py_controllers.ros_conversions import stamp_to_ns
 
@@ -200,8 +201,15 @@ class SteppedManager:
         self.now_ns = start_ns
         self._publishers: dict[str, Any] = {}
 
-    def step(self, cycles: int = 1, *, record: str | None = None) -> list[float]:
-        """Run `cycles` cycles; with `record`, that state interface's value after each."""
+    def step(
+        self, cycles: int = 1, *, record: str | None = None, sent: bool = False
+    ) -> list[float]:
+        """Run `cycles` cycles; with `record`, that state interface's value after each. With
+        `sent`, each cycle waits until the publishing thread has sent what it handed over, so
+        that no message is skipped because the one before it was still being sent (q39, a
+        starved host: a state already received was still locked ten stepped cycles later).
+        Without it, stepping runs far faster than messages can be taken (a subscriber then
+        sees a fraction of them), as a loop's does under load."""
         loop, lock = self.node.loop, self.manager.cycle_lock
         period = LoopDuration(self.period_ns)
         trace = []
@@ -214,6 +222,8 @@ class SteppedManager:
                 else:
                     loop.simulated_cycle(simulation, period)
                     self.now_ns = simulation()
+            if sent:
+                assert realtime_publisher.drain(GUARD_S), 'the publishing thread is stuck'
             if record is not None:
                 trace.append(self.state(record))
         return trace
