@@ -382,10 +382,11 @@ def test_enable_odom_tf_set_at_run_time_switches_tf_off_and_on(stepped_every_cyc
         return stamps(t for m in tf for t in m.transforms)
 
     def cycles(n, *, with_tf):
-        """n cycles, each awaited until its odometry (and TF, when on) has arrived."""
+        """n cycles, each awaited until its odometry (and TF, when on) has arrived; each
+        sent before the next cycle (or the next one is skipped while it is being sent)."""
         times = []
         for _ in range(n):
-            cm.step(1)
+            cm.step(1, sent=True)
             times.append(cm.now_ns)
             assert cm.harness.spin_until(
                 lambda: cm.now_ns in stamps(odom) and (not with_tf or cm.now_ns in tf_stamps())
