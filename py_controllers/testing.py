@@ -25,6 +25,7 @@ from rclpy.clock import ClockType
 from rclpy.context import Context
 from rclpy.executors import SingleThreadedExecutor
 from rclpy.parameter import Parameter
+from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from std_msgs.msg import String
 
@@ -132,6 +133,17 @@ class RosHarness:
         lines = RosoutLines()
         self.node.create_subscription(Log, '/rosout', lines.append, latched_qos(1000))
         return lines
+
+    def set_parameters(self, node: str, values: dict[str, Any]) -> list[Any]:
+        """SetParameters on `node` over its parameter service, as `ros2 param set` does; each
+        parameter's SetParametersResult (empty when the service or its answer never came)."""
+        client = AsyncParameterClient(self.node, node)
+        if not client.wait_for_services(GUARD_S):
+            return []
+        future = client.set_parameters([Parameter(k, value=v) for k, v in values.items()])
+        if not self.spin_until(future.done):
+            return []
+        return list(future.result().results)
 
     def manager(self, name: str = '/controller_manager', **kwargs: Any) -> ControllerManagerClient:
         """A client of the manager's services that spins this harness's executor."""

@@ -27,8 +27,6 @@ from control_msgs.msg import (
 from geometry_msgs.msg import TwistStamped, WrenchStamped
 from nav_msgs.msg import Odometry
 from rclpy.action import ActionClient
-from rclpy.parameter import Parameter
-from rclpy.parameter_client import AsyncParameterClient
 from sensor_msgs.msg import Imu, JointState
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectoryPoint
@@ -201,13 +199,10 @@ class Demo(Steps):
     def publish_limited_velocity(self, on: bool) -> bool:
         """Switch the diff drive's ~/cmd_vel_out on or off (a parameter set at run time);
         on: once its messages arrive."""
-        client = AsyncParameterClient(self.ros.node, '/diff_drive_controller')
-        if not client.wait_for_services(GUARD_S):
-            return False
-        future = client.set_parameters([Parameter('publish_limited_velocity', value=on)])
-        if not self.ros.spin_until(future.done, GUARD_S):
-            return False
-        if not all(r.successful for r in future.result().results):
+        results = self.ros.set_parameters(
+            '/diff_drive_controller', {'publish_limited_velocity': on}
+        )
+        if not results or not all(r.successful for r in results):
             return False
         if not on:
             return True

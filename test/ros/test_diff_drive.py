@@ -8,7 +8,6 @@ import pytest
 from geometry_msgs.msg import TwistStamped
 from nav_msgs.msg import Odometry
 from rclpy.parameter import Parameter
-from rclpy.parameter_client import AsyncParameterClient
 from tf2_msgs.msg import TFMessage
 
 from py_controllers.controller_manager.node import ControllerManagerRuntime
@@ -308,11 +307,9 @@ def test_before_any_cmd_vel_the_wheels_get_zero_and_odometry_is_published(steppe
 
 def set_over_ros(cm, values):
     """SetParameters on /diff_drive_controller as `ros2 param set` does; the results."""
-    client = AsyncParameterClient(cm.harness.node, '/diff_drive_controller')
-    assert client.wait_for_services(10.0)
-    future = client.set_parameters([Parameter(k, value=v) for k, v in values.items()])
-    assert cm.harness.spin_until(future.done)
-    return future.result().results
+    results = cm.harness.set_parameters('/diff_drive_controller', values)
+    assert results, 'no answer from /diff_drive_controller/set_parameters'
+    return results
 
 
 def command_at_loop_time(cm, ctrl, linear):
