@@ -145,6 +145,17 @@ class RosHarness:
             return []
         return list(future.result().results)
 
+    def get_parameters(self, node: str, names: list[str]) -> list[Any]:
+        """GetParameters on `node`, as `ros2 param get` does: each name's ParameterValue
+        (empty when the service or its answer never came)."""
+        client = AsyncParameterClient(self.node, node)
+        if not client.wait_for_services(GUARD_S):
+            return []
+        future = client.get_parameters(names)
+        if not self.spin_until(future.done):
+            return []
+        return list(future.result().values)
+
     def manager(self, name: str = '/controller_manager', **kwargs: Any) -> ControllerManagerClient:
         """A client of the manager's services that spins this harness's executor."""
         kwargs.setdefault('wait_timeout_s', 30.0)

@@ -9,8 +9,6 @@ import pytest
 from browser_rig import LAST_POINT, pause_plots, wait_for_last_point
 from control_msgs.msg import MultiDOFCommand, MultiDOFStateStamped
 from playwright.sync_api import expect
-from rclpy.parameter import Parameter
-from rclpy.parameter_client import AsyncParameterClient
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 
 from py_controllers.testing import CONFIG, ManagerProcess, run_tool
@@ -32,19 +30,14 @@ def manager():
 
 
 def parameters(ros, names):
-    client = AsyncParameterClient(ros.node, f'/{PID}')
-    assert client.wait_for_services(10.0)
-    future = client.get_parameters(names)
-    assert ros.spin_until(future.done)
-    return [v.double_value for v in future.result().values]
+    values = ros.get_parameters(f'/{PID}', names)
+    assert len(values) == len(names)
+    return [v.double_value for v in values]
 
 
 def set_directly(ros, name, value):
-    client = AsyncParameterClient(ros.node, f'/{PID}')
-    assert client.wait_for_services(10.0)
-    future = client.set_parameters([Parameter(name, value=value)])
-    assert ros.spin_until(future.done)
-    return future.result().results[0]
+    (result,) = ros.set_parameters(f'/{PID}', {name: value})
+    return result
 
 
 def last_output_on_page(page):

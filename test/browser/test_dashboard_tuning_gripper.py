@@ -5,8 +5,6 @@ values and set through the node's parameter service like any other parameter."""
 
 import pytest
 from playwright.sync_api import expect
-from rclpy.parameter import Parameter
-from rclpy.parameter_client import AsyncParameterClient
 
 from py_controllers.testing import CONFIG, ManagerProcess, run_tool
 
@@ -27,11 +25,8 @@ def manager():
 
 
 def gain(ros, name: str) -> float:
-    client = AsyncParameterClient(ros.node, f'/{GRIPPER}')
-    assert client.wait_for_services(10.0)
-    future = client.get_parameters([name])
-    assert ros.spin_until(future.done)
-    return future.result().values[0].double_value
+    (value,) = ros.get_parameters(f'/{GRIPPER}', [name])
+    return value.double_value
 
 
 def test_the_grippers_pid_gains_are_listed_and_set(dashboard, page, ros):
@@ -48,6 +43,5 @@ def test_the_grippers_pid_gains_are_listed_and_set(dashboard, page, ros):
     page.get_by_test_id(f'set-{P}').click()
     expect(page.get_by_test_id('answer')).to_have_text(f'{P} set to 40.0')
     assert gain(ros, P) == 40.0
-    client = AsyncParameterClient(ros.node, f'/{GRIPPER}')  # put back for other tests
-    future = client.set_parameters([Parameter(P, value=50.0)])
-    assert ros.spin_until(future.done) and future.result().results[0].successful
+    (put_back,) = ros.set_parameters(f'/{GRIPPER}', {P: 50.0})  # for other tests
+    assert put_back.successful
