@@ -15,7 +15,7 @@ from sensor_msgs.msg import JointState
 
 from py_controllers.dashboard.model import joint_ranges
 from py_controllers.hardware.servo_bus.arm_files import ARMS, urdf_on_port
-from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
+from py_controllers.hardware.servo_bus.bus_sim import LOCKSTEP_MANAGER_PARAMS, PtyServoBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.testing import ManagerProcess, run_tool
 
@@ -32,7 +32,7 @@ def manager(request, tmp_path_factory):
     urdf.write_text(urdf_on_port(arm, str(link)))
     with (
         PtyServoBus(make_servos(arm.sim), link=link, step_s=0.01),
-        ManagerProcess([arm.controllers], urdf, params={'use_sim_time': True}) as proc,
+        ManagerProcess([arm.controllers], urdf, params=LOCKSTEP_MANAGER_PARAMS) as proc,
     ):
         result = run_tool(
             'spawner',

@@ -21,7 +21,7 @@ from sensor_msgs.msg import JointState
 from trajectory_msgs.msg import JointTrajectoryPoint
 
 from py_controllers.hardware.servo_bus.arm_files import ARMS, urdf_on_port
-from py_controllers.hardware.servo_bus.bus_sim import PtyServoBus
+from py_controllers.hardware.servo_bus.bus_sim import LOCKSTEP_MANAGER_PARAMS, PtyServoBus
 from py_controllers.hardware.servo_bus.sim_arms import make_servos
 from py_controllers.ros_conversions import set_duration
 from py_controllers.testing import BIN, ManagerProcess, RosHarness, run_tool, stamp_ns
@@ -61,7 +61,7 @@ def test_an_arm_follows_a_trajectory_grips_and_holds_after_unspawner(name, tmp_p
     urdf.write_text(urdf_on_port(arm, str(link)))
     with (
         PtyServoBus(make_servos(arm.sim), link=link, step_s=STEP_S) as bus,
-        ManagerProcess([arm.controllers], urdf, params={'use_sim_time': True}) as manager,
+        ManagerProcess([arm.controllers], urdf, params=LOCKSTEP_MANAGER_PARAMS) as manager,
         RosHarness('servo_arms') as ros,
     ):
         states = ros.subscribe(JointState, '/joint_states', 1000)
