@@ -89,6 +89,7 @@ class RosHarness:
         self.node = rclpy.create_node(name, context=self.context)
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
+        self._parameter_clients: dict[str, AsyncParameterClient] = {}
 
     def spin_until(self, predicate: Callable[[], bool], timeout_s: float = GUARD_S) -> bool:
         """Spin until `predicate()` is true; False after `timeout_s` (a failure guard only)."""
@@ -137,24 +138,27 @@ class RosHarness:
     def set_parameters(self, node: str, values: dict[str, Any]) -> list[Any]:
         """SetParameters on `node` over its parameter service, as `ros2 param set` does; each
         parameter's SetParametersResult (empty when the service or its answer never came)."""
-        client = AsyncParameterClient(self.node, node)
-        if not client.wait_for_services(GUARD_S):
-            return []
-        future = client.set_parameters([Parameter(k, value=v) for k, v in values.items()])
-        if not self.spin_until(future.done):
-            return []
-        return list(future.result().results)
+        answer = self._parameter_call(
+            node, lambda c: c.set_parameters([Parameter(k, value=v) for k, v in values.items()])
+        )
+        return [] if answer is None else list(answer.results)
 
     def get_parameters(self, node: str, names: list[str]) -> list[Any]:
         """GetParameters on `node`, as `ros2 param get` does: each name's ParameterValue
         (empty when the service or its answer never came)."""
-        client = AsyncParameterClient(self.node, node)
+        answer = self._parameter_call(node, lambda c: c.get_parameters(names))
+        return [] if answer is None else list(answer.values)
+
+    def _parameter_call(self, node: str, call: Callable[[AsyncParameterClient], Any]) -> Any:
+        """`call(client)` on `node`'s parameter services, its answer (None: none came). One
+        client per node: each makes six service clients on the harness's node."""
+        client = self._parameter_clients.get(node)
+        if client is None:
+            client = self._parameter_clients[node] = AsyncParameterClient(self.node, node)
         if not client.wait_for_services(GUARD_S):
-            return []
-        future = client.get_parameters(names)
-        if not self.spin_until(future.done):
-            return []
-        return list(future.result().values)
+            return None
+        future = call(client)
+        return future.result() if self.spin_until(future.done) else None
 
     def manager(self, name: str = '/controller_manager', **kwargs: Any) -> ControllerManagerClient:
         """A client of the manager's services that spins this harness's executor."""
