@@ -282,7 +282,10 @@ def mujoco_table(seconds: float, targets: list) -> None:
         )
     )
     mujoco_1k = rows[0][1]['total'][0]
-    FIGURES['mj_step_us'] = rows[-1][1]['total'][0]
+    FIGURES['mj_step_us'] = rows[-1][1]['median']
+    print(
+        f"\nThe bare mj_step's median (the ratio target's floor): {FIGURES['mj_step_us']:.1f} us."
+    )
     targets.append(
         (
             'MuJoCo arm6 read + write < 10 % of a 1 kHz period',
@@ -442,7 +445,7 @@ def ratio_targets(targets: list[tuple[str, str, bool | None]]) -> None:
         ratio = cycle / step
         targets.append(
             (
-                'demo cycle at 1 kHz <= 20x the bare mj_step of arm6 (same run)',
+                'demo cycle at 1 kHz <= 20x the bare mj_step of arm6 (its median, same run)',
                 f'{ratio:.0f}x ({cycle:.0f} / {step:.1f} us)',
                 ratio <= 20.0,
             )
