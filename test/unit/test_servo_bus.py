@@ -98,8 +98,12 @@ def test_position_commands_move_the_servo_and_ranges_are_never_wrapped(arm):
     )
     servo = bus.servo(hw.joints[0].id)
     hw.set_command(f'{joint}/position', 7.0)  # beyond one turn: held at the end, not wrapped
-    hw.write(None, None)
-    assert wait_for(lambda: servo.get(servo.model.goal_position) == 4095)
+    assert hw.write(None, None) == ReturnType.OK
+    # two whole rounds after write(): the second began after it, so it sent this goal (a
+    # generous bound: under load the bus thread and the simulator's share the CPU with others)
+    worker = hw._worker
+    assert wait_rounds(worker, 2, 30.0), (worker.rounds, worker.failed_rounds, worker.failed)
+    assert servo.get(servo.model.goal_position) == 4095
     assert managed.set_state(S.FINALIZED)
 
 
