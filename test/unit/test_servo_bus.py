@@ -45,7 +45,10 @@ def component(arm: str, port: str, **params: object) -> ManagedComponent:
     return ManagedComponent(hw, info, None)
 
 
-def wait_for(predicate, timeout_s: float = 5.0) -> bool:
+def wait_for(predicate, timeout_s: float = 30.0) -> bool:
+    """Poll `predicate` until it holds. The servos move and the bus runs in wall-clock time
+    on threads that share the CPU with the rest of the suite: the bound is generous, and a
+    passing test returns as soon as the predicate holds."""
     done = threading.Event()
     for _ in range(int(timeout_s / 0.005)):
         if predicate():
@@ -241,7 +244,7 @@ def test_a_simulator_answering_later_than_the_host_timeout_is_still_heard(arm):
     assert hw._worker.failed_rounds == 0 and hw.read(None, None) == ReturnType.OK
     silent = hw.joints[3].id
     bus.silence(silent)
-    assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR, 30.0)
+    assert wait_for(lambda: hw.read(None, None) == ReturnType.ERROR)
     assert f'servo {silent} did not answer' in hw._worker.failed
 
 
