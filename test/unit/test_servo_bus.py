@@ -45,10 +45,14 @@ def component(arm: str, port: str, **params: object) -> ManagedComponent:
     return ManagedComponent(hw, info, None)
 
 
-def wait_for(predicate, timeout_s: float = 30.0) -> bool:
-    """Poll `predicate` until it holds. The servos move and the bus runs in wall-clock time
-    on threads that share the CPU with the rest of the suite: the bound is generous, and a
-    passing test returns as soon as the predicate holds."""
+WAIT_S = 30.0
+"""How long a test waits for the bus or the servos: they run in wall-clock time on threads
+that share the CPU with the rest of the suite, so the bound is generous; a passing test
+returns as soon as what it waits for holds."""
+
+
+def wait_for(predicate, timeout_s: float = WAIT_S) -> bool:
+    """Poll `predicate` until it holds (at most `timeout_s`)."""
     done = threading.Event()
     for _ in range(int(timeout_s / 0.005)):
         if predicate():
@@ -102,10 +106,9 @@ def test_position_commands_move_the_servo_and_ranges_are_never_wrapped(arm):
     servo = bus.servo(hw.joints[0].id)
     hw.set_command(f'{joint}/position', 7.0)  # beyond one turn: held at the end, not wrapped
     assert hw.write(None, None) == ReturnType.OK
-    # two whole rounds after write(): the second began after it, so it sent this goal (a
-    # generous bound: under load the bus thread and the simulator's share the CPU with others)
+    # two whole rounds after write(): the second began after it, so it sent this goal
     worker = hw._worker
-    assert wait_rounds(worker, 2, 30.0), (worker.rounds, worker.failed_rounds, worker.failed)
+    assert wait_rounds(worker, 2, WAIT_S), (worker.rounds, worker.failed_rounds, worker.failed)
     assert servo.get(servo.model.goal_position) == 4095
     assert managed.set_state(S.FINALIZED)
 
@@ -240,7 +243,7 @@ def test_a_simulator_answering_later_than_the_host_timeout_is_still_heard(arm):
     hw = managed.component
     assert managed.set_state(S.ACTIVE)
     bus.answer_delay_s = 0.08
-    assert wait_rounds(hw._worker, 3, 30.0)
+    assert wait_rounds(hw._worker, 3, WAIT_S)
     assert hw._worker.failed_rounds == 0 and hw.read(None, None) == ReturnType.OK
     silent = hw.joints[3].id
     bus.silence(silent)
