@@ -159,10 +159,11 @@ setup(
     entry_points={
         'console_scripts': [
             'ros2_control_node = py_controllers.controller_manager.node:main',
-            'spawner = py_controllers.controller_manager.spawner:main',
-            'unspawner = py_controllers.controller_manager.unspawner:main',
-            'hardware_spawner = py_controllers.controller_manager.hardware_spawner:main',
-            'py-controllers = py_controllers.cli:main',
+            # each runs its tool's main() in a child process (controller_manager/tools.py)
+            'spawner = py_controllers.controller_manager.tools:spawner',
+            'unspawner = py_controllers.controller_manager.tools:unspawner',
+            'hardware_spawner = py_controllers.controller_manager.tools:hardware_spawner',
+            'py-controllers = py_controllers.controller_manager.tools:py_controllers_cli',
             'topic_simulator = py_controllers.hardware.topic_simulator:main',
             'servo_teleop = py_controllers.hardware.servo_bus.teleop:main',
             'publisher_forward_position_controller = '

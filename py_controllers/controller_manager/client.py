@@ -32,6 +32,8 @@ from rclpy.signals import SignalHandlerOptions
 from rclpy.utilities import remove_ros_args
 from std_srvs.srv import Trigger
 
+from py_controllers.controller_manager.tool_process import report_status
+
 STRICT = cm_srv.SwitchController.Request.STRICT
 BEST_EFFORT = cm_srv.SwitchController.Request.BEST_EFFORT
 
@@ -124,12 +126,14 @@ def run_command_line_tool(
 
 
 def tear_down(node: Node, status: int) -> None:
-    """Destroy `node` and shut rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
+    """Report `status` to a tool's parent process (tool_process), then destroy `node` and shut
+    rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
     been seen to wait for good (jazzy, in DDS's teardown, rarely); a tool that a launch file
     waits for must not, and its work is done: past the bound a watchdog thread prints every
     thread's stack and ends the process with the work's `status`. Should the hung call hold
     the GIL (no thread can run then), faulthandler's C timer ends it at twice the bound, with
     status 1."""
+    report_status(status)
     done = threading.Event()
 
     def watchdog() -> None:

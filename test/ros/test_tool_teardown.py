@@ -1,12 +1,16 @@
 """Our command-line tools never hang for good: rclpy's node teardown is bounded (it has been
-seen to wait forever), and a tool a test waits on too long is made to show its stacks."""
+seen to wait forever), and a tool a test waits on too long is made to show its stacks. A
+teardown that crashes does not change the tool's exit status (tool_process)."""
 
+import os
+import select
+import signal
 import subprocess
 import sys
 
 import pytest
 
-from py_controllers.testing import run_tool
+from py_controllers.testing import BIN, run_tool
 
 # a real node whose destroy_node waits forever, as rclpy's has been seen to: HANG is the
 # waiting call, with the GIL released (as a blocking wait) or held (a C call that never
@@ -59,3 +63,93 @@ def test_a_tool_still_running_fails_the_test_with_its_output_and_stacks():
     assert 'spawner still running after 5 s' in report
     assert "waiting for '/controller_manager/list_controllers'" in report  # its output
     assert 'in _wait' in report  # its stack: where it waited
+
+
+# a tool whose work is done with status 3, after which rclpy's teardown crashes (as Fast DDS
+# has been seen to, kilted: SIGSEGV in a middleware thread, the spawner's controllers active)
+CRASHED = """
+import ctypes, sys
+from py_controllers.controller_manager.tool_process import run_in_child
+
+def work():
+    import rclpy  # after the fork, as the tools import it (controller_manager/tools.py)
+    from rclpy.node import Node
+    from py_controllers.controller_manager import client
+
+    rclpy.init()
+    node = Node('crashed_teardown')
+    CRASH_BEFORE
+    node.destroy_node = lambda: ctypes.string_at(0)
+    client.tear_down(node, 3)
+    return 3
+
+sys.exit(run_in_child(work))
+"""
+
+
+def run_crashed(crash_before: str = 'pass') -> subprocess.CompletedProcess:
+    program = CRASHED.replace('CRASH_BEFORE', crash_before)
+    return subprocess.run(
+        [sys.executable, '-c', program], capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_teardown_that_crashes_ends_the_tool_with_its_status():
+    result = run_crashed()
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "rclpy's teardown ended in SIGSEGV after the work was done; exiting with the " in (
+        result.stderr
+    )
+
+
+def test_a_tool_that_crashes_before_its_work_is_done_ends_as_the_crash():
+    result = run_crashed(crash_before='ctypes.string_at(0)')
+    assert result.returncode == -signal.SIGSEGV, result.stdout + result.stderr
+    assert 'after the work was done' not in result.stderr
+
+
+def test_a_tool_whose_parent_is_killed_stops():
+    # no manager on this domain, and --controller-manager-timeout 0 waits for it forever
+    tool = subprocess.Popen(
+        [str(BIN / 'spawner'), 'nobody', '--controller-manager-timeout', '0'],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        assert 'waiting for' in tool.stdout.readline()  # the child is up and waiting
+        with open(f'/proc/{tool.pid}/task/{tool.pid}/children') as children:
+            (child,) = (int(pid) for pid in children.read().split())
+        ended = os.pidfd_open(child)  # readable once the child has ended
+        tool.kill()
+        tool.wait(10)
+        # a failure guard only: it stops within about 0.1 s
+        assert select.select([ended], [], [], 30.0)[0], 'the child still runs'
+        os.close(ended)
+    finally:
+        tool.kill()
+        tool.wait(10)
+        tool.stdout.close()
+
+
+def test_a_process_with_threads_is_not_forked():
+    # rclpy's libraries start threads when loaded (LTTng's listeners): a child forked then
+    # crashed at its exit, in LTTng's exit handler
+    program = (
+        'import rclpy\n'
+        'from py_controllers.controller_manager.tool_process import run_in_child\n'
+        'run_in_child(lambda: 0)\n'
+    )
+    result = subprocess.run(
+        [sys.executable, '-c', program], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 1
+    assert 'threads; fork before importing rclpy' in result.stderr
+
+
+def test_the_tools_exit_cleanly_in_their_child():
+    # the whole path of a tool that fails at once (a wrong command line): no crash at exit
+    result = run_tool('spawner')
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert 'the following arguments are required: controller_names' in result.stderr
+    assert 'teardown ended' not in result.stderr

@@ -1,0 +1,129 @@
+"""A command-line tool's exit status, decided by its work and not by rclpy's teardown.
+
+Once a tool's work is done (controllers spawned, say), rclpy still has to tear the node and
+DDS down, and that has been seen to crash (SIGSEGV in a middleware thread, kilted) after a
+spawner had activated everything: launch and scripts then read a failure. So a tool runs in
+a child process (`run_in_child`); it reports its status before the teardown starts
+(`report_status`, called by client.tear_down), and the parent, the process the caller
+started, exits with that status whatever the teardown does after it. Signals sent to the
+parent go on to the child, and the child stops (SIGTERM) should the parent be killed.
+
+The fork must come before ROS is loaded: rclpy's libraries start threads when loaded
+(LTTng's listeners), and a child forked from a process with threads has their state but
+not them; LTTng's exit handler then crashes the child. `run_in_child` refuses to fork a
+process with more than one thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+from collections.abc import Callable
+
+FORWARDED = (
+    signal.SIGINT,
+    signal.SIGTERM,
+    signal.SIGHUP,
+    signal.SIGQUIT,
+    signal.SIGABRT,
+    signal.SIGUSR1,
+    signal.SIGUSR2,
+)
+"""Signals the parent passes on to the child (the child's handlers decide what they do)."""
+PR_SET_PDEATHSIG = 1
+
+_report_fd: int | None = None
+
+
+def report_status(status: int) -> None:
+    """Tell the parent the tool's exit status, now that its work is done; a no-op outside
+    `run_in_child`, and after the first report."""
+    global _report_fd
+    if _report_fd is None:
+        return
+    fd, _report_fd = _report_fd, None
+    try:
+        os.write(fd, bytes([status & 0xFF]))
+    finally:
+        os.close(fd)
+
+
+def run_in_child(work: Callable[[], int]) -> int:
+    """Run `work()` in a child process. The child returns work's status; the parent returns
+    the child's exit status, or the status the child reported once it has been killed by a
+    signal after reporting (said on stderr). A child killed before it reported kills the
+    parent with the same signal, as if there were one process."""
+    if not hasattr(os, 'fork'):
+        return work()
+    threads = len(os.listdir('/proc/self/task'))
+    if threads > 1:
+        raise RuntimeError(
+            f'run_in_child: this process has {threads} threads; fork before importing rclpy'
+        )
+    read_fd, write_fd = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    parent = os.getpid()
+    # no signal is handled between the fork and each side's handlers being in place
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        _stop_with_parent(parent)
+        global _report_fd
+        _report_fd = write_fd
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        return work()
+    os.close(write_fd)
+
+    def forward(sig: int, _frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError):  # the child has just ended
+            os.kill(pid, sig)
+
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    try:
+        reported = _read_report(read_fd)
+        _, wait_status = os.waitpid(pid, 0)
+    finally:
+        for sig, handler in previous.items():  # None: a handler not set from Python
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+    return _outcome(reported, wait_status)
+
+
+def _stop_with_parent(parent: int) -> None:
+    """Have the kernel send this (child) process SIGTERM when its parent dies (Linux)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _read_report(fd: int) -> int | None:
+    """The status the child reported, None if it closed the pipe without one."""
+    with os.fdopen(fd, 'rb') as pipe:
+        data = pipe.read(1)
+    return data[0] if data else None
+
+
+def _outcome(reported: int | None, wait_status: int) -> int:
+    if os.WIFEXITED(wait_status):
+        return os.WEXITSTATUS(wait_status)
+    sig = os.WTERMSIG(wait_status)
+    name = signal.Signals(sig).name
+    if reported is not None:
+        print(
+            f"{os.path.basename(sys.argv[0])}: rclpy's teardown ended in {name} after the "
+            f"work was done; exiting with the work's status {reported}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return reported
+    signal.signal(sig, signal.SIG_DFL)
+    os.kill(os.getpid(), sig)
+    return 128 + sig  # for a signal that does not end a process by default
