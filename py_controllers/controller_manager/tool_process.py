@@ -6,7 +6,8 @@ spawner had activated everything: launch and scripts then read a failure. So a t
 a child process (`run_in_child`); it reports its status before the teardown starts
 (`report_status`, called by client.tear_down), and the parent, the process the caller
 started, exits with that status whatever the teardown does after it. Signals sent to the
-parent go on to the child, and the child stops (SIGTERM) should the parent be killed.
+parent go on to the child, which has a process group of its own (a Ctrl-C at the terminal
+reaches it once), and the child stops (SIGTERM) should the parent be killed.
 
 The fork must come before ROS is loaded: rclpy's libraries start threads when loaded
 (LTTng's listeners), and a child forked from a process with threads has their state but
@@ -53,9 +54,9 @@ def report_status(status: int) -> None:
 
 def run_in_child(work: Callable[[], int]) -> int:
     """Run `work()` in a child process. The child returns work's status; the parent returns
-    the child's exit status, or the status the child reported once it has been killed by a
-    signal after reporting (said on stderr). A child killed before it reported kills the
-    parent with the same signal, as if there were one process."""
+    the child's exit status, or the status the child reported when, after reporting, it was
+    ended by a signal that was not passed on to it (a crash; said on stderr). A child
+    ended by a signal otherwise ends the parent with the same signal, as one process would."""
     if not hasattr(os, 'fork'):
         return work()
     threads = len(os.listdir('/proc/self/task'))
@@ -72,6 +73,9 @@ def run_in_child(work: Callable[[], int]) -> int:
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
+        # a process group of its own: a Ctrl-C at the terminal reaches the child once, from
+        # the parent, not twice (a second SIGINT would interrupt the first one's clean-up)
+        os.setpgid(0, 0)
         _stop_with_parent(parent)
         global _report_fd
         _report_fd = write_fd
@@ -79,7 +83,10 @@ def run_in_child(work: Callable[[], int]) -> int:
         return work()
     os.close(write_fd)
 
+    forwarded: set[int] = set()
+
     def forward(sig: int, _frame: object) -> None:
+        forwarded.add(sig)
         with contextlib.suppress(ProcessLookupError):  # the child has just ended
             os.kill(pid, sig)
 
@@ -91,7 +98,7 @@ def run_in_child(work: Callable[[], int]) -> int:
     finally:
         for sig, handler in previous.items():  # None: a handler not set from Python
             signal.signal(sig, signal.SIG_DFL if handler is None else handler)
-    return _outcome(reported, wait_status)
+    return _outcome(reported, wait_status, forwarded)
 
 
 def _stop_with_parent(parent: int) -> None:
@@ -111,12 +118,14 @@ def _read_report(fd: int) -> int | None:
     return data[0] if data else None
 
 
-def _outcome(reported: int | None, wait_status: int) -> int:
+def _outcome(reported: int | None, wait_status: int, forwarded: set[int]) -> int:
+    """The parent's status: the child's own, or the reported one when a signal nobody sent
+    ended the child after its report (a crash in the teardown)."""
     if os.WIFEXITED(wait_status):
         return os.WEXITSTATUS(wait_status)
     sig = os.WTERMSIG(wait_status)
     name = signal.Signals(sig).name
-    if reported is not None:
+    if reported is not None and sig not in forwarded:
         print(
             f"{os.path.basename(sys.argv[0])}: rclpy's teardown ended in {name} after the "
             f"work was done; exiting with the work's status {reported}",

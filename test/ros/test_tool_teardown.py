@@ -153,3 +153,29 @@ def test_the_tools_exit_cleanly_in_their_child():
     assert result.returncode == 2, result.stdout + result.stderr
     assert 'the following arguments are required: controller_names' in result.stderr
     assert 'teardown ended' not in result.stderr
+
+
+def test_a_ctrl_c_at_the_terminal_reaches_the_tool_once():
+    # as a terminal does: SIGINT to the tool's whole process group (here its own session)
+    tool = subprocess.Popen(
+        [str(BIN / 'py-controllers'), '--timeout', '60', 'list'],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert 'waiting for' in tool.stderr.readline()  # no manager on this domain
+        os.killpg(tool.pid, signal.SIGINT)
+        err = tool.stderr.read()
+        tool.wait(30)
+    finally:
+        tool.kill()
+        tool.wait(10)
+        tool.stderr.close()
+    # one KeyboardInterrupt, its clean-up not interrupted by a second, and the tool ends as
+    # one process would: by the SIGINT it was sent
+    assert tool.returncode == -signal.SIGINT, err
+    assert 'KeyboardInterrupt' in err
+    assert 'During handling of the above exception' not in err, err
+    assert 'teardown ended' not in err, err
