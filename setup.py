@@ -159,7 +159,7 @@ setup(
     entry_points={
         'console_scripts': [
             'ros2_control_node = py_controllers.controller_manager.node:main',
-            # each runs its tool's main() in a child process (controller_manager/tools.py)
+            # each of tools.py runs its program's main() in a child process (tool_process.py)
             'spawner = py_controllers.controller_manager.tools:spawner',
             'unspawner = py_controllers.controller_manager.tools:unspawner',
             'hardware_spawner = py_controllers.controller_manager.tools:hardware_spawner',
@@ -167,9 +167,9 @@ setup(
             'topic_simulator = py_controllers.hardware.topic_simulator:main',
             'servo_teleop = py_controllers.hardware.servo_bus.teleop:main',
             'publisher_forward_position_controller = '
-            'py_controllers.test_nodes.publisher_forward_position_controller:main',
+            'py_controllers.controller_manager.tools:publisher_forward_position_controller',
             'publisher_joint_trajectory_controller = '
-            'py_controllers.test_nodes.publisher_joint_trajectory_controller:main',
+            'py_controllers.controller_manager.tools:publisher_joint_trajectory_controller',
         ],
         'py_controllers.controllers': [
             f'{name} = py_controllers.controllers.{target}' for name, target in CONTROLLERS

@@ -1,6 +1,6 @@
-"""The command-line tools' console scripts. Each runs its tool's `main()` in a child process
-(tool_process), forked before anything of ROS is imported, so that the tool's exit status is
-its work's whatever rclpy's teardown does."""
+"""The console scripts of the command-line tools and of the test nodes. Each runs its
+program's `main()` in a child process (tool_process), forked before anything of ROS is
+imported, so that the exit status is the work's whatever rclpy's teardown does."""
 
 from __future__ import annotations
 
@@ -31,3 +31,13 @@ def hardware_spawner() -> int:
 def py_controllers_cli() -> int:
     """`py-controllers` (cli.py)."""
     return _run('py_controllers.cli')
+
+
+def publisher_forward_position_controller() -> int:
+    """`publisher_forward_position_controller` (test_nodes/)."""
+    return _run('py_controllers.test_nodes.publisher_forward_position_controller')
+
+
+def publisher_joint_trajectory_controller() -> int:
+    """`publisher_joint_trajectory_controller` (test_nodes/)."""
+    return _run('py_controllers.test_nodes.publisher_joint_trajectory_controller')

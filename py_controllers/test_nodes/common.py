@@ -9,6 +9,8 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
+from py_controllers.controller_manager.tool_process import report_status
+
 
 class GoalError(ValueError):
     """A goal parameter that cannot be published."""
@@ -26,9 +28,11 @@ def finite_values(name: str, values: Sequence[float]) -> list[float]:
 
 def run(make_node: Callable[[], Node], args: list[str] | None = None) -> int:
     """Create the node and spin it until shutdown; 1 (with the reason logged) if it refused
-    its parameters."""
+    its parameters. Run from controller_manager/tools.py, the status reaches the caller even
+    if rclpy's teardown crashes (as upstream's test nodes have been seen to, on SIGINT)."""
     rclpy.init(args=args)
     node = None
+    status = 0
     try:
         node = make_node()
         rclpy.spin(node)
@@ -36,10 +40,11 @@ def run(make_node: Callable[[], Node], args: list[str] | None = None) -> int:
         pass
     except GoalError as exc:
         rclpy.logging.get_logger('test_nodes').error(str(exc))
-        return 1
+        status = 1
     finally:
+        report_status(status)  # before rclpy's teardown, which has been seen to crash
         if node is not None:
             node.destroy_node()
         if rclpy.ok():
             rclpy.shutdown()
-    return 0
+    return status

@@ -108,16 +108,36 @@ def test_a_tool_that_crashes_before_its_work_is_done_ends_as_the_crash():
     assert 'after the work was done' not in result.stderr
 
 
-def test_a_tool_whose_parent_is_killed_stops():
-    # no manager on this domain, and --controller-manager-timeout 0 waits for it forever
+# every console script of tools.py, with a command line that keeps it running here (no
+# manager on this domain: the tools wait for one for ever) and its first line once it runs
+PROGRAMS = {
+    'spawner': (['nobody', '--controller-manager-timeout', '0'], 'waiting for'),
+    'unspawner': (['nobody'], 'waiting for'),
+    'hardware_spawner': (['nobody', '--activate'], 'waiting for'),
+    'py-controllers': (['--timeout', '600', 'list'], 'waiting for'),
+    'publisher_forward_position_controller': (
+        ['--ros-args', '-p', 'goal_names:=[pos1]', '-p', 'pos1:=[0.0]'],
+        'Publishing 1 goals',
+    ),
+    'publisher_joint_trajectory_controller': (
+        [
+            *('--ros-args', '-p', 'controller_name:=jtc', '-p', 'joints:=[j1]'),
+            *('-p', 'goal_names:=[pos1]', '-p', 'pos1.positions:=[0.0]'),
+        ],
+        'Goal "pos1" has definition',
+    ),
+}
+
+
+@pytest.mark.parametrize('program', PROGRAMS)
+def test_a_program_whose_parent_is_killed_stops(program):
+    args, first_line = PROGRAMS[program]
     tool = subprocess.Popen(
-        [str(BIN / 'spawner'), 'nobody', '--controller-manager-timeout', '0'],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
+        [str(BIN / program), *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
     try:
-        assert 'waiting for' in tool.stdout.readline()  # the child is up and waiting
+        line = tool.stdout.readline()
+        assert first_line in line, line  # the child is up and running
         with open(f'/proc/{tool.pid}/task/{tool.pid}/children') as children:
             (child,) = (int(pid) for pid in children.read().split())
         ended = os.pidfd_open(child)  # readable once the child has ended
