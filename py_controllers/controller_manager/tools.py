@@ -5,39 +5,28 @@ imported, so that the exit status is the work's whatever rclpy's teardown does."
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 
 from py_controllers.controller_manager.tool_process import run_in_child
 
 
-def _run(module: str) -> int:
-    return run_in_child(lambda: importlib.import_module(module).main())
+def _console_script(module: str) -> Callable[[], int]:
+    """An entry point that runs `module.main()` in a child process."""
+
+    def run() -> int:
+        return run_in_child(lambda: importlib.import_module(module).main())
+
+    run.__doc__ = f'`{module}.main()` in a child process.'
+    return run
 
 
-def spawner() -> int:
-    """`spawner` (controller_manager/spawner.py)."""
-    return _run('py_controllers.controller_manager.spawner')
-
-
-def unspawner() -> int:
-    """`unspawner` (controller_manager/unspawner.py)."""
-    return _run('py_controllers.controller_manager.unspawner')
-
-
-def hardware_spawner() -> int:
-    """`hardware_spawner` (controller_manager/hardware_spawner.py)."""
-    return _run('py_controllers.controller_manager.hardware_spawner')
-
-
-def py_controllers_cli() -> int:
-    """`py-controllers` (cli.py)."""
-    return _run('py_controllers.cli')
-
-
-def publisher_forward_position_controller() -> int:
-    """`publisher_forward_position_controller` (test_nodes/)."""
-    return _run('py_controllers.test_nodes.publisher_forward_position_controller')
-
-
-def publisher_joint_trajectory_controller() -> int:
-    """`publisher_joint_trajectory_controller` (test_nodes/)."""
-    return _run('py_controllers.test_nodes.publisher_joint_trajectory_controller')
+spawner = _console_script('py_controllers.controller_manager.spawner')
+unspawner = _console_script('py_controllers.controller_manager.unspawner')
+hardware_spawner = _console_script('py_controllers.controller_manager.hardware_spawner')
+py_controllers_cli = _console_script('py_controllers.cli')
+publisher_forward_position_controller = _console_script(
+    'py_controllers.test_nodes.publisher_forward_position_controller'
+)
+publisher_joint_trajectory_controller = _console_script(
+    'py_controllers.test_nodes.publisher_joint_trajectory_controller'
+)
