@@ -185,10 +185,12 @@ import signal, sys
 from py_controllers.controller_manager.tool_process import report_status, run_in_child
 
 def work():
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # taken below, never lost
     report_status(0)
     print('reported', flush=True)
-    signal.pause()  # KeyboardInterrupt, which ends Python by SIGINT
-    return 0
+    signal.sigwait({signal.SIGINT})
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    raise KeyboardInterrupt  # uncaught, it ends Python by SIGINT
 
 sys.exit(run_in_child(work))
 """
