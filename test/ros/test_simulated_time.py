@@ -163,7 +163,9 @@ def test_clock_goes_out_before_the_messages_stamped_with_its_time(tmp_path):
             'spawner', 'joint_state_broadcaster', '--controller-manager-timeout', '30'
         )
         assert result.returncode == 0, result.stdout + result.stderr + proc.output()
-        assert ros.spin_until(lambda: len(states) >= 200)
+        assert ros.spin_until(lambda: len(states) >= 200), (
+            f'{len(states)} joint states, {len(clocks)} clocks\n{proc.output()}'
+        )
     assert all(received > 0 for received in clocks.values())  # the middleware tells
     # the latest /clock received before each joint state is at least the state's stamp (a
     # busy publishing thread sends only the latest /clock: some times may never appear; a
