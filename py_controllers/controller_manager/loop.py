@@ -113,6 +113,18 @@ class ControlLoop:
         thread = self._thread
         return thread.ident if thread is not None else None
 
+    @property
+    def drives_simulation(self) -> bool:
+        """True when the cycles advance a simulator's time (use_sim_time and a simulator
+        among the hardware): nothing moves while the loop is silent."""
+        return self.use_sim_time and self.manager.rm.simulation_clock is not None
+
+    @property
+    def thread_native_id(self) -> int | None:
+        """The loop thread's id in the kernel (for its scheduler statistics), None if none."""
+        thread = self._thread
+        return thread.native_id if thread is not None else None
+
     def _run(self) -> None:
         realtime_publisher.defer_in_thread(threading.get_ident(), self.gate)
         try:

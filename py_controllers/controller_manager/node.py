@@ -65,7 +65,6 @@ from py_controllers.controller_manager.stop_flag import StopFlag
 from py_controllers.controller_manager.watchdog import (
     BACKSTOP_MIN_S,
     DEFAULT_MAX_SWITCH_S,
-    DEFAULT_MIN_STALL_S,
     Backstop,
     LoopWatchdog,
 )
@@ -95,7 +94,7 @@ DEFAULTS: dict[str, Any] = {
     'thread_priority': 50,
     'lock_memory': False,
     'watchdog.periods': 10,
-    'watchdog.min_stall_ms': round(DEFAULT_MIN_STALL_S * 1000),
+    'watchdog.min_stall_ms': -1,  # -1: 250, or 2000 while the loop drives a simulator
     'watchdog.exit_on_stall': True,
     'watchdog.max_switch_ms': round(DEFAULT_MAX_SWITCH_S * 1000),
     'use_sim_time': False,
@@ -265,14 +264,15 @@ class ControllerManagerRuntime:
             if error is not None:
                 log.warning(f'could not lock the process memory: {error}')
 
-    def _on_loop_stall(self, silent_s: float, stack: str) -> None:
-        """From the watchdog: the loop has not ended a cycle for `silent_s`."""
+    def _on_loop_stall(self, silent_s: float, report: str) -> None:
+        """From the watchdog: the loop has not ended a cycle for `silent_s`; `report` says
+        where it is."""
         exits = self.settings.watchdog_exit_on_stall
         self.loop.stall = f'control loop stalled: no cycle for {silent_s:.2f} s'
         self.node.get_logger().fatal(
             f'{self.loop.stall} (watchdog.periods {self.settings.watchdog_periods}); '
             + ('stopping the robot and exiting' if exits else 'watchdog.exit_on_stall is off')
-            + f'\nthe loop thread is at:\n{stack}'
+            + f'\n{report}'
         )
         if exits:
             self.stalled_out = True

@@ -29,7 +29,7 @@ class LoopSettings:
     cpu_affinity: tuple[int, ...]
     lock_memory: bool
     watchdog_periods: int
-    watchdog_min_stall_s: float
+    watchdog_min_stall_s: float | None  # None: automatic (see LoopWatchdog)
     watchdog_exit_on_stall: bool
     watchdog_max_switch_s: float
     spin_us: int
@@ -93,9 +93,9 @@ def check_loop_settings(param: Any) -> LoopSettings:
     if periods < 1:
         raise StartupParameterError(f"parameter 'watchdog.periods' must be >= 1, got {periods}")
     min_stall_ms = _int('watchdog.min_stall_ms', param('watchdog.min_stall_ms'))
-    if min_stall_ms < 0:
+    if min_stall_ms < -1:
         raise StartupParameterError(
-            f"parameter 'watchdog.min_stall_ms' must be >= 0, got {min_stall_ms}"
+            f"parameter 'watchdog.min_stall_ms' must be >= 0 (or -1: automatic), got {min_stall_ms}"
         )
     max_switch_ms = _int('watchdog.max_switch_ms', param('watchdog.max_switch_ms'))
     if max_switch_ms < 0:
@@ -123,7 +123,7 @@ def check_loop_settings(param: Any) -> LoopSettings:
         cpu_affinity=cpus,
         lock_memory=_bool('lock_memory', param('lock_memory')),
         watchdog_periods=periods,
-        watchdog_min_stall_s=min_stall_ms * 1e-3,
+        watchdog_min_stall_s=None if min_stall_ms == -1 else min_stall_ms * 1e-3,
         watchdog_exit_on_stall=_bool('watchdog.exit_on_stall', param('watchdog.exit_on_stall')),
         watchdog_max_switch_s=max_switch_ms * 1e-3,
         spin_us=spin_us,

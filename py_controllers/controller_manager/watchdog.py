@@ -4,9 +4,11 @@ and a backstop that needs no GIL for the stalls that silence that thread.
 A read() blocked on a dead serial line or an update() that never returns keeps the loop
 from ending its cycle; nothing inside the loop can see that. The watchdog looks at the
 loop's heartbeat (the monotonic time its last cycle ended) a few times per stall
-threshold; once the loop has gone `periods` periods (and at least `min_stall_s`) without a
-cycle it reports the stall once: the loop thread's stack in the log (and every thread's on
-stderr, through faulthandler), then `on_stall`. When cycles come back it says so.
+threshold; once the loop has gone `periods` periods (and at least `min_stall_s`: 2 s while
+the loop drives a simulator's time, 250 ms otherwise, unless given) without a cycle it
+reports the stall once: what the loop thread did meanwhile (ran, waited for a processor),
+its stack in the log (and every thread's on stderr, through faulthandler), then `on_stall`.
+When cycles come back it says so.
 
 Not every silence is a stall:
 - a loop waiting for the cycle lock while a service's switch holds it (a slow
@@ -34,8 +36,13 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+from py_controllers.controller_manager import thread_times
+
 DEFAULT_PERIODS = 10
 DEFAULT_MIN_STALL_S = 0.25
+# the floor while the loop drives a simulator's time: the physics waits for the loop, so a
+# silence lets nothing move uncontrolled and only a hung loop is worth stopping the run for
+LOCKSTEP_MIN_STALL_S = 2.0
 DEFAULT_MAX_SWITCH_S = 5.0
 # the backstop's bound: at least this, and 4 stall thresholds. It cannot tell a stuck GIL
 # from a host that stopped the whole process for a while: seconds of that are not rare on a
@@ -73,7 +80,7 @@ class LoopWatchdog:
         loop: Any,
         *,
         periods: int = DEFAULT_PERIODS,
-        min_stall_s: float = DEFAULT_MIN_STALL_S,
+        min_stall_s: float | None = None,
         max_switch_s: float = DEFAULT_MAX_SWITCH_S,
         held_by: Callable[[], tuple[str, int] | None] = lambda: None,
         on_stall: Callable[[float, str], None],
@@ -81,12 +88,15 @@ class LoopWatchdog:
         on_held: Callable[[str, float, bool], None] | None = None,
         backstop: Backstop | None = None,
     ) -> None:
-        """`held_by()` is (what, since monotonic ns) while a service holds the cycle lock;
-        `on_held(what, held_s, ended)` reports a hold at its start and its end."""
+        """`min_stall_s` None: DEFAULT_MIN_STALL_S, or LOCKSTEP_MIN_STALL_S while the loop
+        drives a simulator's time (`loop.drives_simulation`). `held_by()` is (what, since
+        monotonic ns) while a service holds the cycle lock; `on_held(what, held_s, ended)`
+        reports a hold at its start and its end."""
         if periods < 1:
             raise ValueError(f"parameter 'watchdog.periods' must be >= 1, got {periods}")
         self.loop = loop
-        self.threshold_ns = max(periods * loop.period_ns, round(min_stall_s * 1e9))
+        self._periods_ns = periods * loop.period_ns
+        self.min_stall_s = min_stall_s
         self.max_switch_ns = round(max_switch_s * 1e9)
         self.held_by = held_by
         self.on_stall = on_stall
@@ -102,6 +112,8 @@ class LoopWatchdog:
         self._next_check_ns: int | None = None  # when the next look is due
         self._last_look: tuple[int, int | None] | None = None  # (monotonic, loop CPU) ns
         self._counted_from_ns = 0  # silence before this (a pause of the process) is not counted
+        # the loop thread's times at the first look after its last cycle (for the report)
+        self._times_at_beat: tuple[int, thread_times.ThreadTimes | None] = (0, None)
         self._keep_backstop = True  # re-arm the backstop at each look
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -112,13 +124,24 @@ class LoopWatchdog:
         return self.stalled_since_ns is not None
 
     @property
+    def threshold_ns(self) -> int:
+        """The silence that is a stall: `periods` periods, at least the floor."""
+        floor_s = self.min_stall_s
+        if floor_s is None:
+            lockstep = getattr(self.loop, 'drives_simulation', False)
+            floor_s = LOCKSTEP_MIN_STALL_S if lockstep else DEFAULT_MIN_STALL_S
+        return max(self._periods_ns, round(floor_s * 1e9))
+
+    @property
     def check_ns(self) -> int:
         """How often the watchdog looks."""
         return self.threshold_ns // 4
 
     def backstop_bound_s(self) -> float:
-        """The backstop's bound for this watchdog: generous beside the stall threshold."""
-        return max(BACKSTOP_MIN_S, 4 * self.threshold_ns * 1e-9)
+        """The backstop's bound for this watchdog: generous beside the largest stall
+        threshold it may use."""
+        floor_s = LOCKSTEP_MIN_STALL_S if self.min_stall_s is None else self.min_stall_s
+        return max(BACKSTOP_MIN_S, 4 * max(self._periods_ns * 1e-9, floor_s))
 
     def start(self) -> None:
         """Start watching (idempotent); arms the backstop, if there is one."""
@@ -178,6 +201,8 @@ class LoopWatchdog:
         beat = loop.last_cycle_ns
         if not loop.running or beat == 0:
             return
+        if beat != self._times_at_beat[0]:
+            self._times_at_beat = (beat, self._loop_times())
         if self.stalled_since_ns is not None:
             if beat != self.stalled_since_ns:
                 stalled_s = (beat - self.stalled_since_ns) * 1e-9
@@ -211,8 +236,16 @@ class LoopWatchdog:
     def _stall(self, now_ns: int, beat: int, why: str) -> None:
         self.stalled_since_ns = beat
         self.stalls += 1
-        stack = self._loop_stack()
-        self.on_stall((now_ns - beat) * 1e-9, f'({why})\n{stack}' if why else stack)
+        lines = [f'({why})'] if why else []
+        meanwhile = thread_times.describe(self._times_at_beat[1], self._loop_times())
+        if meanwhile:
+            lines.append(f'{meanwhile} (since the first look after its last cycle)')
+        lines.append(f'the loop thread is at:\n{self._loop_stack()}')
+        self.on_stall((now_ns - beat) * 1e-9, '\n'.join(lines))
+
+    def _loop_times(self) -> thread_times.ThreadTimes | None:
+        native_id = getattr(self.loop, 'thread_native_id', None)
+        return None if native_id is None else thread_times.sample(native_id)
 
     def _loop_stack(self) -> str:
         """The loop thread's Python stack (all threads also go to stderr via faulthandler)."""

@@ -133,6 +133,22 @@ def test_the_time_goes_on_when_the_component_is_configured_again(arm):
     assert all(b - a == 10 * PERIOD_NS for a, b in itertools.pairwise(ticker.times)), ticker.times
 
 
+def test_the_watchdog_gives_a_loop_that_drives_the_simulation_two_seconds(arm):
+    """The physics waits for the loop: a short silence of a busy host moves nothing, so the
+    watchdog's automatic floor is 2 s here (s2, CI of stop 55: 0.33 s on a loaded host ended
+    a MuJoCo run), and 250 ms for the same robot on the wall clock."""
+    assert arm.node.loop.drives_simulation
+    assert arm.node.watchdog.threshold_ns == 2_000_000_000
+    harness = RosHarness('wall_time')
+    wall = SteppedManager(harness, URDF.read_text(), period_ns=PERIOD_NS)
+    try:
+        assert not wall.node.loop.drives_simulation
+        assert wall.node.watchdog.threshold_ns == 250_000_000
+    finally:
+        wall.shutdown()
+        harness.close()
+
+
 def test_clock_goes_out_before_the_messages_stamped_with_its_time(tmp_path):
     """ros2_control_node with use_sim_time: a subscriber to /clock and /joint_states gets
     every joint state after a /clock at least as late as its stamp (by the middleware's

@@ -15,7 +15,7 @@ GOOD = {
     'cpu_affinity': None,
     'lock_memory': False,
     'watchdog.periods': 10,
-    'watchdog.min_stall_ms': 250,
+    'watchdog.min_stall_ms': -1,
     'watchdog.exit_on_stall': True,
     'watchdog.max_switch_ms': 5000,
     'loop.spin_us': -1,
@@ -40,6 +40,9 @@ def test_good_values_are_read():
     assert s.update_rate == 100 and s.initial_inactive == ('Arm',)
     assert s.initial_unconfigured == () and s.strict_by_default and s.guard_us == 300
     assert settings(update_rate=1_000_000).update_rate == 1_000_000
+    # -1: the watchdog picks its floor (by whether the loop drives a simulator's time)
+    assert s.watchdog_min_stall_s is None
+    assert settings(watchdog__min_stall_ms=400).watchdog_min_stall_s == 0.4
 
 
 @pytest.mark.parametrize(
@@ -58,6 +61,7 @@ def test_good_values_are_read():
         # a zero period and a ZeroDivisionError before
         ('update_rate', 2_000_000_000, '1..1000000'),
         ('watchdog.max_switch_ms', -1, '>= 0'),
+        ('watchdog.min_stall_ms', -2, '-1: automatic'),
         ('defaults.switch_controller.strictness', 'sometimes', 'strict, best_effort'),
     ],
 )

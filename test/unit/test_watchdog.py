@@ -1,6 +1,10 @@
 """The loop watchdog's judgement, with worked times: a loop silent for its threshold is a
 stall, a pause of the whole process (the watchdog late too) is not, recovery is reported."""
 
+import re
+import threading
+import time
+
 from py_controllers.controller_manager.watchdog import LoopWatchdog
 
 MS = 1_000_000
@@ -13,6 +17,7 @@ class Loop:
     running = True
     thread_ident = None
     waiting_for_lock = False
+    drives_simulation = False
 
     def __init__(self) -> None:
         self.last_cycle_ns = 1  # its first cycle ended (0: not cycling yet)
@@ -185,3 +190,57 @@ def test_a_switch_holding_the_loop_beyond_its_bound_is_a_stall():
         t += check
         dog.check(t, check)
     assert events[0][0] == 'held' and events[-1] == ('stall', 1.062)
+
+
+def silent_until_stall(dog, loop, limit_s=5.0):
+    """Looks on time while the loop (last cycle at 1 ns) stays silent: the stall's length."""
+    events = []
+    dog.on_stall = lambda silent_s, report: events.append(silent_s)
+    check = dog.check_ns
+    t = 0
+    while not events and t < limit_s * 1e9:
+        t += check
+        dog.check(t, check)
+    return events[0] if events else None
+
+
+def test_a_loop_that_drives_a_simulators_time_gets_two_seconds_by_default():
+    # the physics waits for the loop (use_sim_time, a simulator among the hardware): a
+    # 0.4 s silence on a busy host moves nothing, only a hung loop is worth ending the run
+    loop = Loop()
+    loop.drives_simulation = True
+    dog = LoopWatchdog(loop, on_stall=lambda *a: None)
+    assert dog.threshold_ns == 2000 * MS
+    assert 2.0 < silent_until_stall(dog, loop) <= 2.5
+    loop.drives_simulation = False  # the same watchdog on the wall clock: the 250 ms floor
+    fresh = LoopWatchdog(loop, on_stall=lambda *a: None)
+    assert 0.25 < silent_until_stall(fresh, loop) <= 0.32
+
+
+def test_a_floor_given_is_kept_while_the_loop_drives_a_simulator():
+    loop = Loop()
+    loop.drives_simulation = True
+    dog = LoopWatchdog(loop, min_stall_s=0.25, on_stall=lambda *a: None)
+    assert 0.25 < silent_until_stall(dog, loop) <= 0.32
+    assert dog.backstop_bound_s() == 10.0  # the backstop leaves its room either way
+    assert LoopWatchdog(loop, min_stall_s=4.0, on_stall=lambda *a: None).backstop_bound_s() == 16
+
+
+def test_a_stall_report_says_what_the_loop_thread_did_meanwhile():
+    # the loop thread is this one: it computes through the silence, so the report says it ran
+    loop = Loop()
+    loop.thread_ident = threading.get_ident()
+    loop.thread_native_id = threading.get_native_id()
+    reports = []
+    dog = LoopWatchdog(loop, on_stall=lambda silent_s, report: reports.append(report))
+    check = dog.check_ns
+    dog.check(check, check)  # the first look after the last cycle: the times are taken
+    end = time.thread_time() + 0.05
+    while time.thread_time() < end:
+        pass
+    for k in range(2, 7):
+        dog.check(k * check, check)
+    meanwhile = re.search(r'meanwhile ran ([\d.]+) s, waited ([\d.]+) s .* state (\w)', reports[0])
+    assert meanwhile is not None, reports[0]
+    assert float(meanwhile[1]) >= 0.045 and meanwhile[3] == 'R'
+    assert 'the loop thread is at:' in reports[0]
