@@ -125,9 +125,9 @@ def run_command_line_tool(
     return status
 
 
-def tear_down(node: Node, status: int) -> None:
-    """Report `status` to a tool's parent process (tool_process), then destroy `node` and shut
-    rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
+def tear_down(node: Node | None, status: int) -> None:
+    """Report `status` to a tool's parent process (tool_process), then destroy `node` (None:
+    it was never made) and shut rclpy down, within TEARDOWN_BOUND_S. rclpy's destroy_node has
     been seen to wait for good (jazzy, in DDS's teardown, rarely); a tool that a launch file
     waits for must not, and its work is done: past the bound a watchdog thread prints every
     thread's stack and ends the process with the work's `status`. Should the hung call hold
@@ -152,7 +152,8 @@ def tear_down(node: Node, status: int) -> None:
     threading.Thread(target=watchdog, name='teardown_watchdog', daemon=True).start()
     faulthandler.dump_traceback_later(2 * TEARDOWN_BOUND_S, exit=True)
     try:
-        node.destroy_node()
+        if node is not None:
+            node.destroy_node()
         rclpy.try_shutdown()
     finally:
         done.set()

@@ -9,7 +9,7 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
-from py_controllers.controller_manager.tool_process import report_status
+from py_controllers.controller_manager.client import tear_down
 
 
 class GoalError(ValueError):
@@ -29,7 +29,7 @@ def finite_values(name: str, values: Sequence[float]) -> list[float]:
 def run(make_node: Callable[[], Node], args: list[str] | None = None) -> int:
     """Create the node and spin it until shutdown; 1 (with the reason logged) if it refused
     its parameters. Run from controller_manager/tools.py, the status reaches the caller even
-    if rclpy's teardown crashes (as upstream's test nodes have been seen to, on SIGINT)."""
+    if rclpy's teardown crashes or hangs (client.tear_down)."""
     rclpy.init(args=args)
     node = None
     status = 0
@@ -42,9 +42,7 @@ def run(make_node: Callable[[], Node], args: list[str] | None = None) -> int:
         rclpy.logging.get_logger('test_nodes').error(str(exc))
         status = 1
     finally:
-        report_status(status)  # before rclpy's teardown, which has been seen to crash
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.shutdown()
+        # the status first, then a bounded teardown: upstream's test nodes have been seen
+        # to crash in it on SIGINT
+        tear_down(node, status)
     return status
