@@ -192,6 +192,7 @@ class ControllerManagerRuntime:
             on_stall=self._on_loop_stall,
             on_recover=self._on_loop_recovered,
             on_held=self._on_loop_held,
+            on_slow=self._on_loop_slow,
             backstop=backstop,
         )
         self.stalled_out = False  # the process ends because the loop stalled
@@ -292,6 +293,15 @@ class ControllerManagerRuntime:
             f'control loop held off for {held_s:.2f} s by {what}: not a stall while within '
             f'watchdog.max_switch_ms ({bound * 1000:.0f} ms); controllers should activate '
             'quickly (upstream runs activation in the loop)'
+        )
+
+    def _on_loop_slow(self, silent_s: float, meanwhile: str) -> None:
+        """From the watchdog: a silence the wall clock would call a stall, on a loop that
+        drives a simulator (whose physics waited for it)."""
+        self.node.get_logger().warning(
+            f'control loop went about {silent_s:.2f} s without a cycle: not a stall while it '
+            "drives the simulator's time (the physics waited; watchdog floor "
+            f'{self.watchdog.threshold_ns * 1e-9:g} s)' + (f'; {meanwhile}' if meanwhile else '')
         )
 
     def _on_loop_recovered(self, stalled_s: float) -> None:

@@ -86,12 +86,15 @@ class LoopWatchdog:
         on_stall: Callable[[float, str], None],
         on_recover: Callable[[float], None] | None = None,
         on_held: Callable[[str, float, bool], None] | None = None,
+        on_slow: Callable[[float, str], None] | None = None,
         backstop: Backstop | None = None,
     ) -> None:
         """`min_stall_s` None: DEFAULT_MIN_STALL_S, or LOCKSTEP_MIN_STALL_S while the loop
         drives a simulator's time (`loop.drives_simulation`). `held_by()` is (what, since
         monotonic ns) while a service holds the cycle lock; `on_held(what, held_s, ended)`
-        reports a hold at its start and its end."""
+        reports a hold at its start and its end. `on_slow(silent_s, meanwhile)` reports,
+        once cycles come back, a silence that was no stall only because the loop drives a
+        simulator (longer than the wall clock's threshold, shorter than its own)."""
         if periods < 1:
             raise ValueError(f"parameter 'watchdog.periods' must be >= 1, got {periods}")
         self.loop = loop
@@ -102,6 +105,7 @@ class LoopWatchdog:
         self.on_stall = on_stall
         self.on_recover = on_recover
         self.on_held = on_held
+        self.on_slow = on_slow
         self.backstop = backstop
         if backstop is not None:
             backstop.timeout_s = self.backstop_bound_s()
@@ -114,6 +118,7 @@ class LoopWatchdog:
         self._counted_from_ns = 0  # silence before this (a pause of the process) is not counted
         # the loop thread's times at the first look after its last cycle (for the report)
         self._times_at_beat: tuple[int, thread_times.ThreadTimes | None] = (0, None)
+        self._slow: tuple[int, thread_times.ThreadTimes | None] | None = None  # the same
         self._keep_backstop = True  # re-arm the backstop at each look
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -133,9 +138,17 @@ class LoopWatchdog:
         return max(self._periods_ns, round(floor_s * 1e9))
 
     @property
+    def wall_threshold_ns(self) -> int:
+        """The threshold on the wall clock: a longer silence while the loop drives a
+        simulator is reported as slow (`on_slow`), not as a stall."""
+        if self.min_stall_s is not None:
+            return self.threshold_ns
+        return max(self._periods_ns, round(DEFAULT_MIN_STALL_S * 1e9))
+
+    @property
     def check_ns(self) -> int:
         """How often the watchdog looks."""
-        return self.threshold_ns // 4
+        return min(self.threshold_ns, self.wall_threshold_ns) // 4
 
     def backstop_bound_s(self) -> float:
         """The backstop's bound for this watchdog: generous beside the largest stall
@@ -202,7 +215,13 @@ class LoopWatchdog:
         if not loop.running or beat == 0:
             return
         if beat != self._times_at_beat[0]:
-            self._times_at_beat = (beat, self._loop_times())
+            times = self._loop_times()
+            slow = self._slow
+            if slow is not None:
+                self._slow = None
+                if self.on_slow is not None:
+                    self.on_slow((beat - slow[0]) * 1e-9, thread_times.describe(slow[1], times))
+            self._times_at_beat = (beat, times)
         if self.stalled_since_ns is not None:
             if beat != self.stalled_since_ns:
                 stalled_s = (beat - self.stalled_since_ns) * 1e-9
@@ -227,7 +246,10 @@ class LoopWatchdog:
             self._stall(now_ns, beat, what)
             return
         if silent_ns > self.threshold_ns:
+            self._slow = None
             self._stall(now_ns, beat, '')
+        elif silent_ns > self.wall_threshold_ns and self._slow is None:
+            self._slow = self._times_at_beat
 
     def _report_hold(self, held: tuple[str, int], now_ns: int, *, ended: bool) -> None:
         if self.on_held is not None:

@@ -244,3 +244,55 @@ def test_a_stall_report_says_what_the_loop_thread_did_meanwhile():
     assert meanwhile is not None, reports[0]
     assert float(meanwhile[1]) >= 0.045 and meanwhile[3] == 'R'
     assert 'the loop thread is at:' in reports[0]
+
+
+def test_a_silence_on_a_simulators_time_is_reported_as_slow_once_cycles_come_back():
+    # no stall (the physics waited), but a silence the wall clock would call one is worth a
+    # line: it says what the loop thread did, as a stall report would
+    loop = Loop()
+    loop.drives_simulation = True
+    slow, stalls = [], []
+    dog = LoopWatchdog(
+        loop,
+        on_stall=lambda *a: stalls.append(a),
+        on_slow=lambda silent_s, meanwhile: slow.append(round(silent_s, 3)),
+    )
+    check = dog.check_ns
+    assert check == 62_500_000  # looks as often as on the wall clock
+    t = 0
+    for _ in range(7):  # 437 ms of silence since the last cycle (at 1 ns)
+        t += check
+        dog.check(t, check)
+    assert slow == [] and stalls == []
+    loop.last_cycle_ns = t + 20 * MS  # cycles again
+    for _ in range(3):
+        t += check
+        loop.last_cycle_ns = t - 1 * MS
+        dog.check(t, check)
+    assert slow == [0.499] and stalls == []  # once, from the last cycle to the first seen after
+    for _ in range(3):  # silences below the wall clock's threshold: nothing said
+        t += 3 * check
+        dog.check(t - 2 * check, check)
+        dog.check(t - check, check)
+        loop.last_cycle_ns = t - 1 * MS
+        dog.check(t, check)
+    assert slow == [0.499]
+
+
+def test_no_slow_report_on_the_wall_clock_where_the_same_silence_is_a_stall():
+    loop = Loop()
+    slow, stalls = [], []
+    dog = LoopWatchdog(
+        loop,
+        on_stall=lambda silent_s, report: stalls.append(round(silent_s, 3)),
+        on_slow=lambda silent_s, meanwhile: slow.append(silent_s),
+    )
+    check = dog.check_ns
+    t = 0
+    for _ in range(7):
+        t += check
+        dog.check(t, check)
+    loop.last_cycle_ns = t + 1
+    t += check
+    dog.check(t, check)
+    assert stalls == [0.312] and slow == []
