@@ -101,13 +101,19 @@ class Robot:
     def call(
         self, srv_type: Any, service: str, request: Any, timeout_s: float = CALL_TIMEOUT_S
     ) -> Any | None:
-        """The response of `service`, or None when it did not answer within `timeout_s`."""
+        """The response of `service`, or None when it did not answer within `timeout_s`, or
+        at once when the manager's process has ended (nobody will: a group whose manager
+        died fails in seconds instead of waiting out every call)."""
         client = self.client(srv_type, service)
         deadline = time.monotonic() + timeout_s
-        if not self.ros.spin_until(client.service_is_ready, timeout_s):
+        proc = self.proc
+        ready = self.ros.spin_until(lambda: client.service_is_ready() or not proc.alive, timeout_s)
+        if not ready or not proc.alive:
             return None
         future = client.call_async(request)
-        self.ros.spin_until(future.done, max(0.1, deadline - time.monotonic()))
+        self.ros.spin_until(
+            lambda: future.done() or not proc.alive, max(0.1, deadline - time.monotonic())
+        )
         if not future.done():
             client.remove_pending_request(future)
             return None
