@@ -12,7 +12,7 @@ from faults import shutdown
 from faults.common import Row, cycle
 from faults.fault_rig import ALL_ACTIVE, CONTROLLERS, SPEED, FaultRig, fault_rig
 from faults.topics import topic_row
-from py_controllers.controllers.fault_injection.controller import HOLD_GIL as LAST_CODE
+from py_controllers.controllers.fault_injection.controller import CODES
 
 COMMANDING_ARM = ['velocity_controller', 'read_trigger', 'write_trigger']
 
@@ -126,7 +126,7 @@ def unknown_code_row(rig: FaultRig, n: int) -> Row:
     """Fault codes fic does not know: logged, ignored, fic keeps running. The one past its
     last code follows the controller (5 was unknown until HOLD_GIL took it, and this row
     then held the loop's GIL for good and the backstop ended the manager)."""
-    codes = [0, LAST_CODE + 1, 255]
+    codes = [0, max(CODES) + 1, 255]
     row = Row('/fic/fault', f'unknown fault codes ({", ".join(map(str, codes))})')
     msgs = [UInt8(data=v) for v in cycle(codes, n)]
     bring_back(rig, row)

@@ -9,6 +9,9 @@ from controller_manager_msgs.srv import ConfigureController
 from safety_rig import robot
 from std_msgs.msg import Float64MultiArray, UInt8
 
+from py_controllers.controllers.fault_injection.controller import (
+    HOLD_GIL,  # a regex that never lets the GIL go
+)
 from py_controllers.testing import GUARD_S, ManagerProcess, RosHarness, run_tool
 
 CONTROLLERS = """
@@ -34,7 +37,6 @@ fault_trigger:
     joints: [faults]
     interface_name: read
 """
-HOLD_GIL = 5  # FaultInjectionController: a catastrophic regex that never lets the GIL go
 
 
 def start_robot(tmp_path, **params):

@@ -5,7 +5,9 @@ It writes `value` to its `command_interfaces` every update. A `std_msgs/UInt8` o
 something that is not a ReturnType, 4 raises SystemExit (which escapes every containment
 and ends the control loop: the manager must then stop the robot and exit non-zero), 5
 runs a catastrophic regular expression that holds the interpreter lock for minutes (no
-Python thread runs meanwhile: only the GIL-free backstop can end the process).
+Python thread runs meanwhile: only the GIL-free backstop can end the process), 6 sleeps
+1 s in update() once (a silent loop that comes back: a stall on the wall clock, a WARN
+on a simulator's time).
 `activate_delay_s` makes on_activate take that long (a slow activation).
 Our fault suite and tests use it to inject controller faults over ROS; so can yours.
 """
@@ -28,10 +30,17 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
-RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL = 1, 2, 3, 4, 5
+RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL, SILENCE = 1, 2, 3, 4, 5, 6
+CODES = (RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL, SILENCE)
+SILENCE_S = 1.0  # SILENCE: update() sleeps this long once, then the loop runs on
 # backtracking over 2**40 ways to split the a's: C code that never releases the GIL
 _CATASTROPHIC = re.compile(r'(a+)+$')
 _NO_MATCH = 'a' * 40 + 'b'
+
+
+def _fall_silent() -> None:
+    """SILENCE: the loop silent for SILENCE_S, then back (update()'s `time` hides the module)."""
+    time.sleep(SILENCE_S)
 
 
 class InjectedControllerFault(RuntimeError):  # noqa: N818 - named for what it is in a log
@@ -60,9 +69,10 @@ class FaultInjectionController(ControllerInterface):
         return CallbackReturn.SUCCESS
 
     def _on_fault(self, msg: UInt8) -> None:
-        if msg.data not in (RAISE, ERROR, NONSENSE, EXIT, HOLD_GIL):
+        if msg.data not in CODES:
             self.get_node().get_logger().error(
-                f'unknown fault code {msg.data}: 1 to 5', throttle_duration_sec=1.0
+                f'unknown fault code {msg.data}: {CODES[0]} to {CODES[-1]}',
+                throttle_duration_sec=1.0,
             )
             return
         self._fault.set(msg.data)
@@ -89,4 +99,7 @@ class FaultInjectionController(ControllerInterface):
             raise SystemExit('update() exits on purpose')
         if fault == HOLD_GIL:
             _CATASTROPHIC.match(_NO_MATCH)
+        if fault == SILENCE:
+            _fall_silent()
+            return ReturnType.OK
         return ReturnType.ERROR if fault == ERROR else 'not a return type'
