@@ -96,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         flush=True,
     )
     start = time.monotonic()
+    load_at_start = os.getloadavg()[0]
     rows: list[Row] = []
     for name in args.only:
         t0 = time.monotonic()
@@ -110,6 +111,11 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - start
     print(table(rows))
     print(f'\n{verdict(rows, elapsed)}')
+    # the stall count (periods over two) moves with the host's load: say what it was
+    print(
+        f'\nHost load average (1 min): {load_at_start:.1f} at the start, '
+        f'{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores.'
+    )
     return 1 if failures(rows) else 0
 
 
