@@ -238,32 +238,14 @@ class ControllerManagerRuntime:
         return SetParametersResult(successful=True)
 
     def _configure_loop_thread(self) -> None:
-        """In the loop thread: SCHED_FIFO at `thread_priority` (0 keeps the default
-        scheduler), `cpu_affinity`, `lock_memory` (checked at start); what the operating
-        system refuses only warns, as upstream."""
-        log = self.node.get_logger()
+        """In the loop thread: the scheduling the settings ask for (warnings only)."""
         settings = self.settings
-        priority = settings.thread_priority
-        if priority > 0:
-            error = scheduling.set_fifo_priority(priority)
-            if error is None:
-                log.info(f'control loop thread: SCHED_FIFO priority {priority}')
-            else:
-                log.warning(
-                    f'could not enable SCHED_FIFO priority {priority} for the control loop '
-                    f'({error}); running with the default scheduler'
-                )
-        if settings.cpu_affinity:
-            cpus = list(settings.cpu_affinity)
-            error = scheduling.set_cpu_affinity(cpus)
-            if error is None:
-                log.info(f'control loop thread pinned to CPUs {cpus}')
-            else:
-                log.warning(f'could not set the CPU affinity of the control loop: {error}')
-        if settings.lock_memory:
-            error = scheduling.lock_memory()
-            if error is not None:
-                log.warning(f'could not lock the process memory: {error}')
+        scheduling.configure_thread(
+            settings.thread_priority,
+            settings.cpu_affinity,
+            settings.lock_memory,
+            self.node.get_logger(),
+        )
 
     def _on_loop_stall(self, silent_s: float, report: str) -> None:
         """From the watchdog: the loop has not ended a cycle for `silent_s`; `report` says

@@ -11,6 +11,7 @@ import ctypes.util
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 _MCL_CURRENT = 1
 _MCL_FUTURE = 2
@@ -53,3 +54,28 @@ def lock_memory() -> str | None:
     if libc.mlockall(_MCL_CURRENT | _MCL_FUTURE) != 0:
         return os.strerror(ctypes.get_errno())
     return None
+
+
+def configure_thread(priority: int, cpus: Sequence[int], lock: bool, log: Any) -> None:
+    """In the control loop's thread: SCHED_FIFO at `priority` (0 keeps the default
+    scheduler), affinity to `cpus` (none: any), `lock` the process memory; what the
+    operating system refuses only warns on `log` (info/warning), as upstream."""
+    if priority > 0:
+        error = set_fifo_priority(priority)
+        if error is None:
+            log.info(f'control loop thread: SCHED_FIFO priority {priority}')
+        else:
+            log.warning(
+                f'could not enable SCHED_FIFO priority {priority} for the control loop '
+                f'({error}); running with the default scheduler'
+            )
+    if cpus:
+        error = set_cpu_affinity(list(cpus))
+        if error is None:
+            log.info(f'control loop thread pinned to CPUs {list(cpus)}')
+        else:
+            log.warning(f'could not set the CPU affinity of the control loop: {error}')
+    if lock:
+        error = lock_memory()
+        if error is not None:
+            log.warning(f'could not lock the process memory: {error}')
