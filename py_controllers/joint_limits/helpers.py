@@ -9,7 +9,7 @@ measurement counts as unknown here and only the bounds that do not need it apply
 from __future__ import annotations
 
 import math
-from typing import NamedTuple, TypeGuard
+from typing import TypeGuard, final
 
 from py_controllers.joint_limits.data import INTERFACE_FIELDS, JointControlInterfacesData
 from py_controllers.joint_limits.errors import JointPositionOutOfBoundsError
@@ -25,11 +25,19 @@ OUT_OF_BOUNDS_EXCEPTION_TOLERANCE = 0.0087
 _INF = math.inf
 
 
-class Bounds(NamedTuple):
-    """Closed interval [lower, upper] for one command value."""
+@final
+class Bounds:
+    """Closed interval [lower, upper] for one command value (a plain class, not a
+    NamedTuple: compiled, a NamedTuple is built through the interpreter, several per cycle)."""
 
-    lower: float
-    upper: float
+    __slots__ = ('lower', 'upper')
+
+    def __init__(self, lower: float, upper: float) -> None:
+        self.lower = lower
+        self.upper = upper
+
+    def __repr__(self) -> str:
+        return f'Bounds({self.lower}, {self.upper})'
 
 
 UNBOUNDED = Bounds(-_INF, _INF)
@@ -97,7 +105,7 @@ def position_bounds(
     leaves max_velocity, as upstream). Raises JointPositionOutOfBoundsError via
     `check_actual_position`.
     """
-    lower, upper = (limits.lower, limits.upper) if limits.has_position_limits else UNBOUNDED
+    lower, upper = (limits.lower, limits.upper) if limits.has_position_limits else (-_INF, _INF)
     check_actual_position(joint_name, limits, actual_position)
     if limits.has_velocity_limits:
         speed = limits.velocity
