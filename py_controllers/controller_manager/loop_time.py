@@ -39,31 +39,26 @@ class _BuiltOnDemand:
 class LoopTime(_BuiltOnDemand, Time):
     """A `Time` of `nanoseconds` (>= 0) on a clock of `clock_type`."""
 
+    # Plain class attributes hide rclpy's properties of the same names, so the instance's
+    # own values are read as plain attributes (a property is a call, ~14 a demo cycle).
+    nanoseconds: int = 0  # type: ignore[assignment]
+    clock_type: ClockType = ClockType.ROS_TIME  # type: ignore[assignment]
+
     def __init__(self, nanoseconds: int, clock_type: ClockType) -> None:
-        self._loop_ns = nanoseconds
-        self._loop_clock_type = clock_type
-
-    @property
-    def nanoseconds(self) -> int:
-        return self._loop_ns
-
-    @property
-    def clock_type(self) -> ClockType:
-        return self._loop_clock_type
+        self.nanoseconds = nanoseconds
+        self.clock_type = clock_type
 
     def _build(self) -> None:
-        Time.__init__(self, nanoseconds=self._loop_ns, clock_type=self._loop_clock_type)
+        Time.__init__(self, nanoseconds=self.nanoseconds, clock_type=self.clock_type)
 
 
 class LoopDuration(_BuiltOnDemand, Duration):
     """A `Duration` of `nanoseconds`."""
 
-    def __init__(self, nanoseconds: int) -> None:
-        self._loop_ns = nanoseconds
+    nanoseconds: int = 0  # type: ignore[assignment]  (as LoopTime's)
 
-    @property
-    def nanoseconds(self) -> int:
-        return self._loop_ns
+    def __init__(self, nanoseconds: int) -> None:
+        self.nanoseconds = nanoseconds
 
     def _build(self) -> None:
-        Duration.__init__(self, nanoseconds=self._loop_ns)
+        Duration.__init__(self, nanoseconds=self.nanoseconds)
