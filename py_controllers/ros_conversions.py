@@ -37,15 +37,29 @@ def bind_array(msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:
     return np.frombuffer(getattr(msg, field), dtype=float)
 
 
+def _element_writer(view: np.ndarray) -> Any:
+    """`view` as a memoryview of native doubles (a serialized message's views have an
+    explicit byte order, which memoryview does not write: those are cast), or the numpy
+    view itself where that is not possible (not contiguous, not float64)."""
+    data = memoryview(view)
+    if data.format == 'd':
+        return data
+    if view.dtype.kind == 'f' and view.itemsize == 8 and view.dtype.isnative and data.c_contiguous:
+        return data.cast('B').cast('d')
+    return view
+
+
 class HandleCopies:
     """Handles whose values the loop copies into message arrays (numpy views), each
-    `(view, handles)` pair element by element; a None handle leaves its element alone."""
+    `(view, handles)` pair element by element; a None handle leaves its element alone.
+    The elements are written through a memoryview of each view: the same memory, at a
+    fraction of numpy's cost per element write."""
 
     __slots__ = ('_targets',)
 
     def __init__(self, pairs: Iterable[tuple[np.ndarray, Sequence[Any]]]) -> None:
         self._targets = [
-            (view, [(i, h) for i, h in enumerate(handles) if h is not None])
+            (_element_writer(view), [(i, h) for i, h in enumerate(handles) if h is not None])
             for view, handles in pairs
         ]
 
