@@ -58,6 +58,7 @@ controller-agnostic
 from __future__ import annotations
 
 import math
+import struct
 from pathlib import Path
 from typing import Any
 
@@ -405,6 +406,7 @@ class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, C
         )
 
     def _allocate(self, n: int) -> None:
+        self._pack_joints = struct.Struct(f'={n}d').pack_into  # n doubles into an array
         self._cur_pos = np.zeros(n)
         self._cur_vel = np.zeros(n)
         self._cur_acc = np.zeros(n)

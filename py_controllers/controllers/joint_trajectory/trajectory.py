@@ -30,8 +30,10 @@ Deliberate deviations (upstream has undefined or surprising behaviour there):
 from __future__ import annotations
 
 import math
+import struct
 from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +45,8 @@ from py_controllers.controllers.joint_trajectory.points import (
     shortest_angular_distance_array,
     wrap_toward,
 )
+
+_BASIS = struct.Struct('=18d')  # SampleResult._basis, 3 x 6 doubles in C order
 
 # The point types are re-exported: ``from ...trajectory import Trajectory, TrajectoryPoint``.
 __all__ = [
@@ -411,20 +415,15 @@ class Trajectory:
             self._coefficients[k] = coeffs
         tau2 = tau * tau
         tau3 = tau2 * tau
-        basis = result._basis
-        # Rows: value, first and second derivative of [1, tau, ..., tau^5].
-        basis[0, 1] = tau
-        basis[0, 2] = tau2
-        basis[0, 3] = tau3
-        basis[0, 4] = tau3 * tau
-        basis[0, 5] = tau3 * tau2
-        basis[1, 2] = 2.0 * tau
-        basis[1, 3] = 3.0 * tau2
-        basis[1, 4] = 4.0 * tau3
-        basis[1, 5] = 5.0 * tau3 * tau
-        basis[2, 3] = 6.0 * tau
-        basis[2, 4] = 12.0 * tau2
-        basis[2, 5] = 20.0 * tau3
+        basis: Any = result._basis  # a buffer to struct; numpy's stubs do not say so
+        # Rows: value, first and second derivative of [1, tau, ..., tau^5]; one call
+        # writes all 18 (12 numpy element writes cost ~2.5x as much).
+        _BASIS.pack_into(
+            basis, 0,
+            1.0, tau, tau2, tau3, tau3 * tau, tau3 * tau2,
+            0.0, 1.0, 2.0 * tau, 3.0 * tau2, 4.0 * tau3, 5.0 * tau3 * tau,
+            0.0, 0.0, 2.0, 6.0 * tau, 12.0 * tau2, 20.0 * tau3,
+        )  # fmt: skip
         np.matmul(basis, coeffs, out=result._buffer)
 
     def _write_clamped_linear(
