@@ -67,20 +67,21 @@ import dataclasses
 import math
 import sys
 from dataclasses import dataclass, field
+from typing import Final
 
 __all__ = ['ANTIWINDUP_STRATEGY_TYPES', 'AntiWindupStrategy', 'Gains', 'Pid', 'saturate']
 
-_EPS = sys.float_info.epsilon
-_MAX = sys.float_info.max
-_INF = math.inf
-_NAN = math.nan
+_EPS: Final = sys.float_info.epsilon
+_MAX: Final = sys.float_info.max
+_INF: Final = math.inf
+_NAN: Final = math.nan
 
 # Internal strategy codes used on the hot path.
-_NO_INTEGRATION = -1  # back_calculation with i == 0: upstream never integrates then
-_NONE = 0
-_BACK_CALCULATION = 1
-_CONDITIONAL_INTEGRATION = 2
-_LEGACY = 3
+_NO_INTEGRATION: Final = -1  # back_calculation with i == 0: upstream never integrates then
+_NONE: Final = 0
+_BACK_CALCULATION: Final = 1
+_CONDITIONAL_INTEGRATION: Final = 2
+_LEGACY: Final = 3
 
 _STRATEGY_CODES = {
     'none': _NONE,
@@ -238,7 +239,14 @@ class Gains:
         )
 
 
-def _snapshot(gains: Gains) -> tuple:
+# What compute_command unpacks per call, typed element by element: compiled, a tuple of
+# known types is held unboxed, and its floats are read without converting objects.
+_Snapshot = tuple[
+    Gains, float, float, float, bool, float, float, int, float, float, float, float, bool
+]
+
+
+def _snapshot(gains: Gains) -> _Snapshot:
     """Validate ``gains`` and flatten them into the tuple compute_command unpacks per call.
 
     (gains, p, i, d, clamp_output, u_min, u_max, kind, inv_tt, i_min, i_max, deadband,
@@ -325,7 +333,7 @@ class Pid:
         except (TypeError, ValueError, AttributeError) as exc:
             self._last_gains_error = str(exc)
             return False
-        self._active = snapshot
+        self._active: _Snapshot = snapshot
         self._last_gains_error = ''
         return True
 

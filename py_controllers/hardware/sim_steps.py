@@ -7,11 +7,12 @@ interpreted; plain Python either way, no ROS."""
 from __future__ import annotations
 
 import math
+from typing import Final
 
-MODE_PASSIVE = 0
-MODE_EFFORT = 1
-MODE_VELOCITY = 2
-MODE_POSITION = 3
+MODE_PASSIVE: Final = 0
+MODE_EFFORT: Final = 1
+MODE_VELOCITY: Final = 2
+MODE_POSITION: Final = 3
 
 
 class JointConstants:

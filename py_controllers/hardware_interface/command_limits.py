@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Final, cast
 
 import numpy as np
 
@@ -41,7 +41,7 @@ from py_controllers.joint_limits import (
 )
 from py_controllers.joint_limits.vector_limiter import BATCH_KINDS, SaturationBatch
 
-LIMITED_INTERFACES = ('position', 'velocity', 'effort', 'acceleration')
+LIMITED_INTERFACES: Final = ('position', 'velocity', 'effort', 'acceleration')
 # Fewest joints for the numpy batch: where it overtakes the scalar path. Measured through
 # CommandLimits.enforce (AMD EPYC, Python 3.11, numpy 2.4), us per cycle, scalar / batch:
 # joints with position and velocity limits, both states, position commands:
@@ -50,7 +50,7 @@ LIMITED_INTERFACES = ('position', 'velocity', 'effort', 'acceleration')
 # with effort and acceleration limits too, three states, position+velocity+effort commands:
 #   1: 6.2 / 92, 4: 24 / 77, 8: 48 / 79, 16: 95 / 83, 32: 192 / 90, 64: 385 / 104,
 #   128: 769 / 132, 300: 1807 / 214.
-N_VECTOR = 16
+N_VECTOR: Final = 16
 
 
 @dataclass(eq=False)

@@ -8,9 +8,10 @@ that is present but NaN means "no command (yet)" for a command and "not measured
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 # The interface types a limiter knows, in the order upstream handles them.
-INTERFACE_FIELDS = ('position', 'velocity', 'effort', 'acceleration', 'jerk')
+INTERFACE_FIELDS: Final = ('position', 'velocity', 'effort', 'acceleration', 'jerk')
 
 
 @dataclass(slots=True)

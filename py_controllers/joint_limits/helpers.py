@@ -9,7 +9,7 @@ measurement counts as unknown here and only the bounds that do not need it apply
 from __future__ import annotations
 
 import math
-from typing import TypeGuard, final
+from typing import Final, TypeGuard, final
 
 from py_controllers.joint_limits.data import INTERFACE_FIELDS, JointControlInterfacesData
 from py_controllers.joint_limits.errors import JointPositionOutOfBoundsError
@@ -17,12 +17,12 @@ from py_controllers.joint_limits.limits import JointLimits
 
 # A measured position this far past a position limit is tolerated without zeroing the
 # velocity bounds (upstream's POSITION_BOUNDS_TOLERANCE).
-POSITION_BOUNDS_TOLERANCE = 0.002
+POSITION_BOUNDS_TOLERANCE: Final = 0.002
 # A measured position this far past a position limit makes a position command an error
 # (upstream's OUT_OF_BOUNDS_EXCEPTION_TOLERANCE, about half a degree).
-OUT_OF_BOUNDS_EXCEPTION_TOLERANCE = 0.0087
+OUT_OF_BOUNDS_EXCEPTION_TOLERANCE: Final = 0.0087
 
-_INF = math.inf
+_INF: Final = math.inf
 
 
 @final
@@ -40,7 +40,7 @@ class Bounds:
         return f'Bounds({self.lower}, {self.upper})'
 
 
-UNBOUNDED = Bounds(-_INF, _INF)
+UNBOUNDED: Final = Bounds(-_INF, _INF)
 
 
 def known(value: float | None) -> TypeGuard[float]:

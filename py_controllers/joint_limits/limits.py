@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Final
 
 from py_controllers.joint_limits.errors import InvalidJointLimitsError
 
-_INF = math.inf
-_NAN = math.nan
+_INF: Final = math.inf
+_NAN: Final = math.nan
 
 
 @dataclass

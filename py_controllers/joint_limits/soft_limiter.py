@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Mapping
+from typing import Final
 
 from py_controllers.joint_limits.data import JointControlInterfacesData
 from py_controllers.joint_limits.helpers import (
@@ -34,10 +35,10 @@ from py_controllers.joint_limits.saturation_limiter import (
     limit_acceleration_and_jerk,
 )
 
-VALUE_CONSIDERED_ZERO = 1e-10
+VALUE_CONSIDERED_ZERO: Final = 1e-10
 # Velocity allowed back towards the soft range when the joint is measured outside it (1 deg/s).
-SOFT_LIMIT_REACH_VELOCITY = math.radians(1.0)
-_INF = math.inf
+SOFT_LIMIT_REACH_VELOCITY: Final = math.radians(1.0)
+_INF: Final = math.inf
 
 
 def has_soft_position_limits(soft: SoftJointLimits) -> bool:
