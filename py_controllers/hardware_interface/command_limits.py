@@ -53,6 +53,16 @@ LIMITED_INTERFACES: Final = ('position', 'velocity', 'effort', 'acceleration')
 N_VECTOR: Final = 16
 
 
+_ByKind = tuple[Any, Any, Any, Any]
+
+
+def _by_kind(handles: list[tuple[str, Any]]) -> _ByKind:
+    """`(kind, handle)` pairs as a handle (or None) per kind of LIMITED_INTERFACES."""
+    found = dict(handles)
+    p, v, e, a = (found.get(kind) for kind in LIMITED_INTERFACES)
+    return p, v, e, a
+
+
 @dataclass(eq=False)
 class _Joint:
     """One joint's limiter, its handles and the data objects reused every cycle."""
@@ -63,6 +73,10 @@ class _Joint:
     states: list[tuple[str, StateInterface]]
     commands: list[tuple[str, CommandInterface]]
     claimed: list[tuple[str, CommandInterface]] = field(default_factory=list)
+    # the same handles by kind, in LIMITED_INTERFACES order (None: absent, or not claimed):
+    # the loop reads and writes the data objects' attributes by name, not through setattr
+    state_by_kind: _ByKind = (None, None, None, None)
+    claimed_by_kind: _ByKind = (None, None, None, None)
     actual: JointControlInterfacesData = field(default_factory=JointControlInterfacesData)
     desired: JointControlInterfacesData = field(default_factory=JointControlInterfacesData)
     out_of_bounds_reported: bool = False
@@ -125,6 +139,7 @@ class CommandLimits:
                     continue
                 limiter = make_joint_limiter(comp.name, limits, soft)
                 joint = _Joint(comp.name, limiter, limits, states, commands)
+                joint.state_by_kind = _by_kind(states)
                 joint.actual.joint_name = joint.desired.joint_name = comp.name
                 joints.append(joint)
         unknown = sorted(
@@ -167,6 +182,7 @@ class CommandLimits:
         due = []
         for j in self._joints:
             j.claimed = [(kind, h) for kind, h in j.commands if h.name in claimed]
+            j.claimed_by_kind = _by_kind(j.claimed)
             j.failure_reported = False
             if j.claimed:
                 due.append(j)
@@ -199,12 +215,21 @@ class CommandLimits:
     def _enforce_joint(self, j: _Joint, dt_s: float) -> None:
         """Limit one joint with its own limiter: read, enforce, write back if changed."""
         actual, desired = j.actual, j.desired
-        for kind, handle in j.states:
-            setattr(actual, kind, handle.value)
-        desired.position = desired.velocity = desired.effort = None
-        desired.acceleration = desired.jerk = None
-        for kind, command in j.claimed:
-            setattr(desired, kind, command.value)
+        sp, sv, se, sa = j.state_by_kind
+        if sp is not None:
+            actual.position = sp.value
+        if sv is not None:
+            actual.velocity = sv.value
+        if se is not None:
+            actual.effort = se.value
+        if sa is not None:
+            actual.acceleration = sa.value
+        cp, cv, ce, ca = j.claimed_by_kind
+        desired.position = None if cp is None else cp.value
+        desired.velocity = None if cv is None else cv.value
+        desired.effort = None if ce is None else ce.value
+        desired.acceleration = None if ca is None else ca.value
+        desired.jerk = None
         try:
             changed = j.limiter.enforce(actual, desired, dt_s)
             if j.out_of_bounds_reported:
@@ -219,8 +244,14 @@ class CommandLimits:
             self.hold_joint(j, exc)
             return
         if changed:
-            for kind, command in j.claimed:
-                command.value = getattr(desired, kind)
+            if cp is not None:
+                cp.value = desired.position
+            if cv is not None:
+                cv.value = desired.velocity
+            if ce is not None:
+                ce.value = desired.effort
+            if ca is not None:
+                ca.value = desired.acceleration
 
     def hold_joint(self, j: _Joint, exc: Exception | None) -> None:
         """Limits fail closed: `j`'s claimed commands go to their hold values (`exc` logged
