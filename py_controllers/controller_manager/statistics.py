@@ -80,17 +80,21 @@ def _rate_hz(periods_ns: np.ndarray) -> float:
 class RingRecorder:
     """A fixed-size ring of int64 samples."""
 
-    __slots__ = ('_buf', '_i', 'total')
+    __slots__ = ('_buf', '_i', '_size', '_slots', 'total')
 
     def __init__(self, size: int) -> None:
         self._buf = np.zeros(size, dtype=np.int64)
+        self._slots = memoryview(self._buf)  # the same memory: a cheaper element write
+        self._size = size
         self._i = 0
         self.total = 0
 
     def record(self, value_ns: int) -> None:
         """Store one sample (loop-safe: no allocation)."""
-        self._buf[self._i] = value_ns
-        self._i = (self._i + 1) % self._buf.size
+        i = self._i
+        self._slots[i] = value_ns
+        i += 1
+        self._i = 0 if i == self._size else i
         self.total += 1
 
     def samples(self) -> np.ndarray:
