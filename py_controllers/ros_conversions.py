@@ -8,10 +8,16 @@ from typing import Any
 
 import numpy as np
 
+from py_controllers.realtime_tools.serialized_message import TimeField
+
 
 def set_stamp(stamp: Any, nanoseconds: int) -> None:
-    """Fill a builtin_interfaces/Time in place (no allocation in the loop)."""
-    stamp.sec, stamp.nanosec = divmod(nanoseconds, 1_000_000_000)
+    """Fill a builtin_interfaces/Time in place (no allocation in the loop); a serialized
+    message's `TimeField` is written in one go."""
+    if type(stamp) is TimeField:
+        stamp.set(*divmod(nanoseconds, 1_000_000_000))
+    else:
+        stamp.sec, stamp.nanosec = divmod(nanoseconds, 1_000_000_000)
 
 
 def stamp_to_ns(stamp: Any) -> int:
@@ -25,9 +31,13 @@ def duration_to_s(duration: Any) -> float:
 
 
 def set_duration(duration: Any, seconds: float) -> None:
-    """Fill a builtin_interfaces/Duration in place from float seconds."""
+    """Fill a builtin_interfaces/Duration in place from float seconds (a `TimeField` in
+    one go)."""
     ns = round(seconds * 1e9)
-    duration.sec, duration.nanosec = divmod(ns, 1_000_000_000)
+    if type(duration) is TimeField:
+        duration.set(*divmod(ns, 1_000_000_000))
+    else:
+        duration.sec, duration.nanosec = divmod(ns, 1_000_000_000)
 
 
 def bind_array(msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:

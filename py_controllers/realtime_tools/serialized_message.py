@@ -50,9 +50,16 @@ def _double_sentinels(n: int) -> np.ndarray:
 
 class TimeField:
     """A builtin_interfaces Time or Duration inside the serialized bytes; `sec` and
-    `nanosec` write there, so `ros_conversions.set_stamp` / `set_duration` fill it."""
+    `nanosec` write there, so `ros_conversions.set_stamp` / `set_duration` fill it (through
+    `set`, both at once)."""
 
     __slots__ = ('_buffer', '_nanosec', '_offset', '_sec')
+
+    def set(self, sec: int, nanosec: int) -> None:
+        """Both numbers, written in one go."""
+        self._sec = sec
+        self._nanosec = nanosec
+        _TIME.pack_into(self._buffer, self._offset, sec, nanosec)
 
     def __init__(self, buffer: bytearray, offset: int, sec: int, nanosec: int) -> None:
         self._buffer = buffer
