@@ -131,19 +131,19 @@ class LoopWatchdog:
     @property
     def threshold_ns(self) -> int:
         """The silence that is a stall: `periods` periods, at least the floor."""
-        floor_s = self.min_stall_s
-        if floor_s is None:
-            lockstep = getattr(self.loop, 'drives_simulation', False)
-            floor_s = LOCKSTEP_MIN_STALL_S if lockstep else DEFAULT_MIN_STALL_S
-        return max(self._periods_ns, round(floor_s * 1e9))
+        lockstep = self.min_stall_s is None and getattr(self.loop, 'drives_simulation', False)
+        return self._silence_ns(LOCKSTEP_MIN_STALL_S if lockstep else DEFAULT_MIN_STALL_S)
 
     @property
     def wall_threshold_ns(self) -> int:
         """The threshold on the wall clock: a longer silence while the loop drives a
         simulator is reported as slow (`on_slow`), not as a stall."""
-        if self.min_stall_s is not None:
-            return self.threshold_ns
-        return max(self._periods_ns, round(DEFAULT_MIN_STALL_S * 1e9))
+        return self._silence_ns(DEFAULT_MIN_STALL_S)
+
+    def _silence_ns(self, automatic_floor_s: float) -> int:
+        """`periods` periods, at least the floor given, else `automatic_floor_s`."""
+        floor_s = automatic_floor_s if self.min_stall_s is None else self.min_stall_s
+        return max(self._periods_ns, round(floor_s * 1e9))
 
     @property
     def check_ns(self) -> int:
