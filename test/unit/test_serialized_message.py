@@ -17,12 +17,13 @@ from tf2_msgs.msg import TFMessage
 
 from py_controllers.controllers.diff_drive.odometry_messages import OdometryMessages
 from py_controllers.controllers.joint_trajectory.conversions import state_message
+from py_controllers.hardware_interface.handle import StateInterface
 from py_controllers.realtime_tools.serialized_message import (
     SerializedMessage,
     TimeField,
     _double_sentinels,
 )
-from py_controllers.ros_conversions import bind_array, set_duration, set_stamp
+from py_controllers.ros_conversions import HandleCopies, bind_array, set_duration, set_stamp
 
 JOINTS = ['shoulder', 'elbow', 'wrist']
 
@@ -85,6 +86,29 @@ def test_dynamic_joint_state_groups_land_in_their_own_arrays():
         ['position', 'velocity'],
         ['position'],
     ]
+
+
+@pytest.mark.parametrize('serialized', [True, False])
+def test_handle_copies_land_in_every_view_a_loop_writes(serialized):
+    """HandleCopies writes through memoryviews: into the bytes (views at any alignment, the
+    joint state's first array lies 4 bytes off an 8-byte boundary), into message arrays, and
+    into a strided numpy view, which it writes as numpy does; a None handle leaves its place."""
+    ser, views, _ = _joint_state(serialized)
+    assert any(v.ctypes.data % 8 for v in views) == serialized  # unaligned in the bytes
+    handles = [[StateInterface(j, f, value=10.0 * k + i) for i, j in enumerate(JOINTS)]
+               for k, f in enumerate(('position', 'velocity', 'effort'))]  # fmt: skip
+    handles[2][1] = None
+    strided = np.zeros((3, 2))[:, 1]
+    copies = HandleCopies([*zip(views, handles), (strided, handles[0])])
+    copies.copy_rt()
+    handles[0][2].value = -4.25  # a second cycle
+    copies.copy_rt()
+    got = deserialize_message(serialize_message(ser.msg), JointState) if not serialized else (
+        deserialize_message(ser.payload(), JointState))  # fmt: skip
+    assert list(got.position) == [0.0, 1.0, -4.25]
+    assert list(got.velocity) == [10.0, 11.0, 12.0]
+    assert got.effort[0] == 20.0 and math.isnan(got.effort[1]) and got.effort[2] == 22.0
+    assert strided.tolist() == [0.0, 1.0, -4.25]
 
 
 def test_an_empty_array_needs_no_place_and_the_others_still_land():
