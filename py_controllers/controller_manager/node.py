@@ -368,11 +368,13 @@ class ControllerManagerRuntime:
         # kept for good: the process ends right after, and no cycle may overwrite the holds
         locked = cm.cycle_lock.acquire(timeout=EMERGENCY_LOCK_S)
         ending = [n for n, spec in list(cm.controllers.items()) if cm.is_running(n) or spec.claimed]
-        run_each_bounded(
+        released = run_each_bounded(
             {'release': lambda: release(cm, ending, run_hooks=False)},
             EMERGENCY_RELEASE_S,
             'emergency',
-        )
+        )['release']
+        if isinstance(released, BaseException):  # the final write still goes out
+            _say(f'emergency stop: releasing {ending} did not finish: {released!r}')
         cm.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S, loop_stuck=not locked)
 
     def report_loop_failure(self) -> None:
