@@ -81,6 +81,9 @@ class FaultInjectionSystem(GenericSystem):
         self.reads = 0
         self.writes = 0
         self.last_write: dict[str, float] = {}
+        # a write and its record together: the final write of a second signal (another
+        # thread) waits for a record under way, which the process's exit would cut short
+        self._record_lock = threading.RLock()
         self._seen = {'read': 0.0, 'write': 0.0}  # last trigger values acted on
         return result
 
@@ -129,11 +132,12 @@ class FaultInjectionSystem(GenericSystem):
     def save_record(self) -> None:
         """Write what the component was last told to do to `record_file` (if set)."""
         if self.record_file:
-            record = {'writes': self.writes, 'reads': self.reads, 'last_write': self.last_write}
-            path = Path(self.record_file)
-            partial = path.with_suffix('.partial')
-            partial.write_text(json.dumps(record))
-            partial.replace(path)  # whole or not at all, whenever the process ends
+            with self._record_lock:
+                record = {'writes': self.writes, 'reads': self.reads, 'last_write': self.last_write}
+                path = Path(self.record_file)
+                partial = path.with_suffix('.partial')
+                partial.write_text(json.dumps(record))
+                partial.replace(path)  # whole or not at all, whenever the process ends
 
     # --- the loop ----------------------------------------------------------------------
     def read(self, time: Any, period: Any) -> Any:
@@ -151,11 +155,12 @@ class FaultInjectionSystem(GenericSystem):
         self.io_threads.add(threading.get_ident())
         self._pause('write')
         self.writes += 1
-        written = {name: h.value for name, h in self.command_interfaces.items()}
-        changed = repr(written) != repr(self.last_write)  # NaN == NaN here
-        self.last_write = written
-        if changed and self.record_every_change:
-            self.save_record()
+        with self._record_lock:
+            written = {name: h.value for name, h in self.command_interfaces.items()}
+            changed = repr(written) != repr(self.last_write)  # NaN == NaN here
+            self.last_write = written
+            if changed and self.record_every_change:
+                self.save_record()
         if self.writes == self.write_fault_at:
             return _fail(self.write_fault, 'write')
         fault = self._triggered('write')
