@@ -22,7 +22,7 @@ from rclpy.clock import Clock, ClockType
 from rclpy.duration import Duration
 from rclpy.time import Time
 
-from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
+from py_controllers.controller_manager.loop_time import LoopClock, LoopDuration, LoopTime
 from py_controllers.controller_manager.statistics import LoopStatistics
 from py_controllers.controller_manager.stop_flag import StopFlag
 from py_controllers.controller_manager.wake_up import sleep_until, wake_up_policy
@@ -52,6 +52,7 @@ class ControlLoop:
     ) -> None:
         self.manager = manager
         self.clock = clock
+        self.loop_clock = LoopClock(clock)  # the clock's time without rclpy's cost per cycle
         self.update_rate_hz = update_rate_hz
         self.period_ns = round(1e9 / update_rate_hz)
         #: how long the loop spins before each deadline: `loop.spin_us`, or automatic
@@ -194,8 +195,8 @@ class ControlLoop:
         stats = self.stats
         cycle = self.cycle
         lock = self.manager.cycle_lock
-        clock = self.clock
-        clock_type = clock.clock_type
+        clock_now_ns = self.loop_clock.now_ns
+        clock_type = self.clock.clock_type
         rm = self.manager.rm
         use_sim_time = self.use_sim_time
         simulated_cycle = self.simulated_cycle
@@ -216,7 +217,7 @@ class ControlLoop:
                 start = _monotonic_ns()
                 simulation = rm.simulation_clock if use_sim_time else None
                 if simulation is None:
-                    now_ns = clock.now().nanoseconds
+                    now_ns = clock_now_ns()
                     t_read, t_update = cycle(
                         LoopTime(now_ns, clock_type), LoopDuration(start - last), now_ns
                     )

@@ -2,14 +2,17 @@
 everywhere a controller may use them, and make rclpy's C objects only when something asks
 for more than the numbers."""
 
+import time
+
 import pytest
 import rclpy
 from rclpy.clock import Clock, ClockType
 from rclpy.context import Context
 from rclpy.duration import Duration
+from rclpy.parameter import Parameter
 from rclpy.time import Time
 
-from py_controllers.controller_manager.loop_time import LoopDuration, LoopTime
+from py_controllers.controller_manager.loop_time import LoopClock, LoopDuration, LoopTime
 
 NS = 1_500_000_123
 
@@ -112,3 +115,34 @@ def test_every_member_gives_what_rclpy_gives_for_the_same_nanoseconds(ns):
     assert (
         real - ours == Duration() and ours - real == Duration() and real + d_ours == ours + d_real
     )
+
+
+def test_the_loop_clock_reads_system_time_until_ros_time_takes_over_and_after_it_ends():
+    """LoopClock skips rclpy's `now()` only while the clock is the system's: with use_sim_time
+    switched on at run time it reads the ROS time (0 until /clock speaks), back off it reads
+    the system time again; a steady clock reads the monotonic one."""
+    context = Context()
+    rclpy.init(context=context)
+    node = rclpy.create_node('loop_clock_test', context=context)
+    try:
+        loop_clock = LoopClock(node.get_clock())
+        before = time.time_ns()
+        now = loop_clock.now_ns()
+        assert before <= now <= time.time_ns()
+        node.set_parameters([Parameter('use_sim_time', value=True)])
+        assert node.get_clock().ros_time_is_active
+        assert loop_clock.now_ns() == node.get_clock().now().nanoseconds == 0
+        node.set_parameters([Parameter('use_sim_time', value=False)])
+        before = time.time_ns()
+        assert before <= loop_clock.now_ns() <= time.time_ns()
+        loop_clock.close()
+
+        steady = LoopClock(Clock(clock_type=ClockType.STEADY_TIME))
+        before = time.monotonic_ns()
+        assert before <= steady.now_ns() <= time.monotonic_ns()
+        system = LoopClock(Clock(clock_type=ClockType.SYSTEM_TIME))
+        before = time.time_ns()
+        assert before <= system.now_ns() <= time.time_ns()
+    finally:
+        node.destroy_node()
+        rclpy.shutdown(context=context)
