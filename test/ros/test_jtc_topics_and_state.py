@@ -53,6 +53,33 @@ def test_controller_state_holds_one_cycles_reference_feedback_and_error(arm):
     assert moving[-1].reference.velocities[0] == pytest.approx(0.6, abs=1e-9)
 
 
+def test_a_continuous_joints_error_is_the_shortest_way_round(tmp_path):
+    """joint4 is continuous: its error is the shortest rotation from the measured position to
+    the reference, in (-pi, pi], not their difference (the hardware never moves here, so the
+    reference runs past pi from a measured 0)."""
+    no_checks = {'trajectory': 0.0, 'goal': 0.0}
+    rig = Rig(
+        tmp_path,
+        urdf=FROZEN_URDF,
+        variants={'jtc_wrap': position_jtc(constraints={j: no_checks for j in JOINTS})},
+    )
+    try:
+        rig.start('jtc_wrap')
+        states = rig.harness.subscribe(JointTrajectoryControllerState, '/jtc_wrap/controller_state')
+        points = [point(t, [0.0, 0.0, 0.0, 2.0 * t, 0.0, 0.0]) for t in (1.0, 2.0, 3.0)]
+        rig.publish(trajectory(points), controller='jtc_wrap')
+        assert rig.run_until(lambda: any(m.reference.positions[3] > 5.0 for m in states))
+        past_pi = [m for m in states if m.reference.positions[3] > math.pi + 0.1]
+        assert len(past_pi) > 10
+        for m in past_pi:
+            reference, measured = m.reference.positions[3], m.feedback.positions[3]
+            assert measured == 0.0
+            assert m.error.positions[3] == pytest.approx(reference - 2.0 * math.pi, abs=1e-12)
+            assert m.error.positions[0] == 0.0  # a revolute joint: plain difference
+    finally:
+        rig.close()
+
+
 def test_topic_trajectory_in_jumbled_order_empty_stops_stamps_respected(arm):
     arm.start(JTC)
     # jumbled joint order: joint k goes to 0.1 * k
