@@ -47,7 +47,7 @@ def bind_array(msg: Any, field: str, n: int, fill: float = 0.0) -> np.ndarray:
     return np.frombuffer(getattr(msg, field), dtype=float)
 
 
-def _element_writer(view: np.ndarray) -> Any:
+def element_writer(view: np.ndarray) -> Any:
     """`view` as a memoryview of native doubles (a serialized message's views have an
     explicit byte order, which memoryview does not write: those are cast), or the numpy
     view itself where that is not possible (not contiguous, not float64)."""
@@ -69,7 +69,7 @@ class HandleCopies:
 
     def __init__(self, pairs: Iterable[tuple[np.ndarray, Sequence[Any]]]) -> None:
         self._targets = [
-            (_element_writer(view), [(i, h) for i, h in enumerate(handles) if h is not None])
+            (element_writer(view), [(i, h) for i, h in enumerate(handles) if h is not None])
             for view, handles in pairs
         ]
 

@@ -15,10 +15,11 @@ from trajectory_msgs.msg import JointTrajectory
 
 from py_controllers.controllers.joint_trajectory.validation import PointData
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
-from py_controllers.ros_conversions import bind_array
+from py_controllers.ros_conversions import bind_array, element_writer
 
 __all__ = [
     'NS',
+    'SampleCopy',
     'SampleViews',
     'StateMessage',
     'bind_feedback',
@@ -155,3 +156,52 @@ def bind_feedback(
         desired_effort=True,
         actual_effort=eff_cmd,
     )
+
+
+class SampleCopy:
+    """Copies one cycle's desired, measured and error arrays into a message's `SampleViews`:
+    each array through memoryviews (a fifth of `np.copyto`'s cost for a few joints), the
+    velocity and acceleration errors first computed into the loop's own arrays (numpy writes
+    a serialized message's unaligned views at more than twice the cost of aligned ones)."""
+
+    __slots__ = ('_errors', '_pairs')
+
+    def __init__(
+        self,
+        views: SampleViews,
+        desired: Any,
+        actual: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        errors: tuple[np.ndarray, np.ndarray, np.ndarray],
+    ) -> None:
+        """`desired`: the loop's SampleResult; `actual`: measured positions, velocities,
+        accelerations and effort; `errors`: the position error and the arrays the velocity
+        and acceleration errors are computed into. Every source keeps its array for good."""
+        cur_pos, cur_vel, cur_acc, cur_eff = actual
+        err_pos, err_vel, err_acc = errors
+        v = views
+        pairs = [
+            (v.desired_pos, desired.positions),
+            (v.desired_vel, desired.velocities),
+            (v.desired_acc, desired.accelerations),
+            (v.desired_eff, desired.effort),
+            (v.actual_pos, cur_pos),
+            (v.error_pos, err_pos),
+            (v.actual_eff, cur_eff),
+        ]
+        self._errors = []
+        if v.actual_vel is not None and v.error_vel is not None:
+            pairs += [(v.actual_vel, cur_vel), (v.error_vel, err_vel)]
+            self._errors.append((desired.velocities, cur_vel, err_vel))
+        if v.actual_acc is not None and v.error_acc is not None:
+            pairs += [(v.actual_acc, cur_acc), (v.error_acc, err_acc)]
+            self._errors.append((desired.accelerations, cur_acc, err_acc))
+        self._pairs = [
+            (element_writer(view), memoryview(source)) for view, source in pairs if view is not None
+        ]
+
+    def copy_rt(self) -> None:
+        """This cycle's values into the message (loop thread)."""
+        for wanted, measured, error in self._errors:
+            np.subtract(wanted, measured, out=error)
+        for view, source in self._pairs:
+            view[:] = source

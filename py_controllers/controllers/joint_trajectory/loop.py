@@ -40,6 +40,7 @@ from py_controllers.controllers.joint_trajectory.builders import (
 )
 from py_controllers.controllers.joint_trajectory.conversions import (
     NS,
+    SampleCopy,
     SampleViews,
     bind_feedback,
     state_message,
@@ -56,7 +57,7 @@ from py_controllers.controllers.joint_trajectory.tolerances import (
 )
 from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
 from py_controllers.realtime_tools import RealtimePublisher
-from py_controllers.ros_conversions import set_duration, set_stamp
+from py_controllers.ros_conversions import element_writer, set_duration, set_stamp
 
 __all__ = [
     'GoalData',
@@ -80,13 +81,14 @@ class LoopCommand:
 
 
 class GoalData:
-    """The JTC's part of a goal (``MonitoredGoal.data``): its tolerances, its feedback views."""
+    """The JTC's part of a goal (``MonitoredGoal.data``): its tolerances, and how the loop
+    fills its feedback."""
 
-    __slots__ = ('tolerances', 'views')
+    __slots__ = ('feedback', 'tolerances')
 
-    def __init__(self, tolerances: SegmentTolerances, views: SampleViews) -> None:
+    def __init__(self, tolerances: SegmentTolerances, feedback: SampleCopy) -> None:
         self.tolerances = tolerances
-        self.views = views
+        self.feedback = feedback
 
 
 def tolerances_from_parameters(params: Any, joints: list[str]) -> SegmentTolerances:
@@ -147,13 +149,27 @@ class TrajectoryLoop:
             ],
         )
         self._state_rt = RealtimePublisher(self._state_pub, state.message)
+        self._state_copy = self._sample_copy(state.views)
+        self._state_outputs = [(element_writer(view), handles) for view, handles in state.outputs]
         rate = float(self._params.state_publish_rate)
         self._publish_interval_ns = int(NS / rate) if rate > 0.0 else 0
 
-    def _bind_feedback(self, feedback: Any) -> SampleViews:
-        """Give a goal's Feedback message its arrays once; the views the loop fills."""
-        return bind_feedback(
+    def _bind_feedback(self, feedback: Any) -> SampleCopy:
+        """Give a goal's Feedback message its arrays once; how the loop fills them."""
+        views = bind_feedback(
             feedback, self.joints, self.has_vel_state, self.has_acc_state, self.has_eff_cmd
+        )
+        return self._sample_copy(views)
+
+    def _sample_copy(self, views: SampleViews) -> SampleCopy:
+        """How this cycle's desired and measured values and their errors reach `views` (the
+        loop computes velocity and acceleration errors only when a tolerance or the PID needs
+        them: the copy computes them for the message)."""
+        return SampleCopy(
+            views,
+            self._desired,
+            (self._cur_pos, self._cur_vel, self._cur_acc, self._cur_eff),
+            (self._err_pos, self._err_vel, self._err_acc),
         )
 
     # --- the loop ----------------------------------------------------------------------
@@ -443,30 +459,9 @@ class TrajectoryLoop:
         set_stamp(fb.header.stamp, now_ns)
         set_duration(fb.desired.time_from_start, self._desired_tfs_s)
         set_duration(fb.actual.time_from_start, self._actual_tfs_s)
-        self._copy_sample_rt(goal.data.views)
+        goal.data.feedback.copy_rt()
         fb.index = next_index
         goal.send_feedback_rt()
-
-    def _copy_sample_rt(self, v: SampleViews) -> None:
-        """This cycle's desired and measured values and their errors into a message's
-        views (velocity and acceleration errors computed here: the loop computes them only
-        when a tolerance or the PID needs them)."""
-        desired = self._desired
-        np.copyto(v.desired_pos, desired.positions)
-        np.copyto(v.desired_vel, desired.velocities)
-        np.copyto(v.desired_acc, desired.accelerations)
-        if v.desired_eff is not None:
-            np.copyto(v.desired_eff, desired.effort)
-        np.copyto(v.actual_pos, self._cur_pos)
-        np.copyto(v.error_pos, self._err_pos)
-        if v.actual_vel is not None and v.error_vel is not None:
-            np.copyto(v.actual_vel, self._cur_vel)
-            np.subtract(desired.velocities, self._cur_vel, out=v.error_vel)
-        if v.actual_acc is not None and v.error_acc is not None:
-            np.copyto(v.actual_acc, self._cur_acc)
-            np.subtract(desired.accelerations, self._cur_acc, out=v.error_acc)
-        if v.actual_eff is not None:
-            np.copyto(v.actual_eff, self._cur_eff)
 
     def _publish_state_rt(self, now_ns: int) -> None:
         if self._publish_interval_ns:
@@ -481,11 +476,12 @@ class TrajectoryLoop:
         set_stamp(state.stamp, now_ns)
         set_duration(state.reference_time, self._desired_tfs_s)
         set_duration(state.feedback_time, self._actual_tfs_s)
-        self._copy_sample_rt(state.views)
+        self._state_copy.copy_rt()
         idx = self._cmd_index
-        for view, handles in state.outputs:
+        for view, handles in self._state_outputs:
             values = [h.value for h in handles]
             if all(map(math.isfinite, values)):
-                view[idx] = values
+                for j, value in zip(idx, values):
+                    view[j] = value
         state.scaling[0] = self._scaling
         rt.unlock_and_publish()
