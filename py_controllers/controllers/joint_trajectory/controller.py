@@ -419,6 +419,16 @@ class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, C
         self._last_acc = np.zeros(n)
         self._desired = SampleResult(n)
         self._next = SampleResult(n)
+        # what each cycle's commands came from, kept as the last command (memoryviews: a
+        # fifth of np.copyto's cost)
+        self._remember_commanded = [
+            (memoryview(last), memoryview(commanded))
+            for last, commanded in (
+                (self._last_pos, self._next.positions),
+                (self._last_vel, self._next.velocities),
+                (self._last_acc, self._next.accelerations),
+            )
+        ]
         self._settled: Trajectory | None = None
         self._settled_end_s = math.inf
         self._pid_out = [0.0] * len(self._cmd_index)

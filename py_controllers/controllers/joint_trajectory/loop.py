@@ -447,9 +447,8 @@ class TrajectoryLoop:
                 values = source.tolist() if identity else source[idx].tolist()
             for h, value in zip(handles, values):
                 h.value = value
-        np.copyto(self._last_pos, nxt.positions)
-        np.copyto(self._last_vel, nxt.velocities)
-        np.copyto(self._last_acc, nxt.accelerations)
+        for last, commanded in self._remember_commanded:
+            last[:] = commanded
         self._last_has_vel = self._last_has_acc = True
 
     def _fill_feedback_rt(self, goal: MonitoredGoal, now_ns: int, next_index: int) -> None:
