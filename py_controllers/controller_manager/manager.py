@@ -62,6 +62,7 @@ from py_controllers.realtime_tools.deferred import DeferredCalls
 S = LifecycleStateId
 
 
+_OK = ReturnType.OK  # a module global: an enum's member is slow to look up (Python 3.11)
 NONE_IS_OK = '{}: update() returned None; taken as ReturnType.OK (return it explicitly)'
 
 
@@ -431,7 +432,7 @@ class ControllerManager:
                 self.log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
-            if result is not ReturnType.OK:
+            if result is not _OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     if not spec.none_reported:
                         spec.none_reported = True

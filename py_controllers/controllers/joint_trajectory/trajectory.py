@@ -47,6 +47,7 @@ from py_controllers.controllers.joint_trajectory.points import (
 )
 
 _BASIS = struct.Struct('=18d')  # SampleResult._basis, 3 x 6 doubles in C order
+_NO_INTERPOLATION = InterpolationMethod.NONE  # a module global: an enum's member is slow to look up
 
 # The point types are re-exported: ``from ...trajectory import Trajectory, TrajectoryPoint``.
 __all__ = [
@@ -349,7 +350,7 @@ class Trajectory:
         result = out if out is not None else SampleResult(self._n_joints)
         knot_times = self._knot_times_s
         n_points = len(self._points)
-        no_interpolation = interpolation == InterpolationMethod.NONE
+        no_interpolation = interpolation == _NO_INTERPOLATION
 
         if t_s < knot_times[1]:
             # Between the point before and the first waypoint.
