@@ -13,6 +13,7 @@ from py_controllers.controllers.joint_trajectory.builders import (
 )
 from py_controllers.controllers.joint_trajectory.points import (
     InterpolationMethod,
+    SamplePair,
     SampleResult,
     TrajectoryPoint,
     shortest_angular_distance_array,
@@ -333,6 +334,38 @@ def test_sample_into_preallocated_result():
     snapshot = out.to_point()
     traj.sample(2.0, out=out)
     assert snapshot.positions == approx([4.0, -2.0])
+
+
+@pytest.mark.parametrize('interpolation', [InterpolationMethod.SPLINES, InterpolationMethod.NONE])
+def test_a_pair_of_samples_is_what_the_two_samples_are_alone(interpolation):
+    """sample_pair (one product for both times inside a segment) gives what sample() and a
+    look-ahead sample(advance=False) give, at every time: before the first waypoint, inside
+    quintic, cubic and linear segments, across their boundaries and past the end."""
+    points = [
+        pt(0.5, [1.0, -1.0], [0.5, 0.0], [0.0, 1.0], [2.0, 0.0]),  # quintic
+        pt(1.0, [1.5, -0.5], [0.2, 0.3]),  # cubic
+        pt(1.6, [0.5, 0.5]),  # linear
+    ]
+    before = pt(0.0, [0.0, 0.0], [0.0, 0.0], [0.0, 0.0])
+    alone, paired = started(points, before, start=0.0), started(points, before, start=0.0)
+    pair, now, ahead = SamplePair(2), SampleResult(2), SampleResult(2)
+    evaluated_once = 0
+    for k in range(-2, 700):
+        t_s = k * 0.0027
+        expected_now = alone.sample(t_s, interpolation, out=now)
+        expected_ahead = alone.sample(t_s + 0.01, interpolation, advance=False, out=ahead)
+        both = paired.sample_pair(t_s, t_s + 0.01, interpolation, pair)
+        assert both == (expected_now is not None and expected_ahead is not None), t_s
+        if not both:
+            continue
+        evaluated_once += now.start_index == ahead.start_index and now.end_index < 3
+        for got, want in ((pair.now, now), (pair.ahead, ahead)):
+            for field in ('positions', 'velocities', 'accelerations', 'effort'):
+                assert getattr(got, field) == approx(getattr(want, field), 1e-12), (t_s, field)
+            for field in ('start_index', 'end_index', 'before_last_point', 'time_from_start_s',
+                          'segment_start_time_s'):  # fmt: skip
+                assert getattr(got, field) == getattr(want, field), (t_s, field)
+    assert evaluated_once > 400
 
 
 # -- interpolation_method: none ---------------------------------------------------------------

@@ -87,7 +87,7 @@ from py_controllers.controllers.joint_trajectory.loop import (
 )
 from py_controllers.controllers.joint_trajectory.points import (
     InterpolationMethod,
-    SampleResult,
+    SamplePair,
     TrajectoryPoint,
 )
 from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
@@ -417,8 +417,9 @@ class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, C
         self._last_pos = np.zeros(n)
         self._last_vel = np.zeros(n)
         self._last_acc = np.zeros(n)
-        self._desired = SampleResult(n)
-        self._next = SampleResult(n)
+        self._samples = SamplePair(n)
+        self._desired = self._samples.now
+        self._next = self._samples.ahead
         # what each cycle's commands came from, kept as the last command (memoryviews: a
         # fifth of np.copyto's cost)
         self._remember_commanded = [

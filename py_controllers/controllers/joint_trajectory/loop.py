@@ -290,15 +290,12 @@ class TrajectoryLoop:
             # both samples already hold its last point, and past its end nothing changes
             desired, nxt = self._desired, self._next
         else:
-            interpolation = self._interpolation
-            desired = trajectory.sample(t_s, interpolation, out=self._desired)
-            if desired is None:
+            # this cycle's sample and the next cycle's (what the commands go to)
+            if not trajectory.sample_pair(
+                t_s, t_s + self._update_period_s, self._interpolation, self._samples
+            ):
                 return
-            nxt = trajectory.sample(
-                t_s + self._update_period_s, interpolation, advance=False, out=self._next
-            )
-            if nxt is None:
-                return
+            desired, nxt = self._desired, self._next
             end_s = trajectory.end_time_s
             self._settled = trajectory if end_s is not None and t_s >= end_s else None
             self._settled_end_s = end_s

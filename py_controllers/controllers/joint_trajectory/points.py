@@ -132,9 +132,10 @@ class SampleResult:
         'velocities',
     )
 
-    def __init__(self, n_joints: int) -> None:
+    def __init__(self, n_joints: int, buffer: np.ndarray | None = None) -> None:
         # Row 0: positions | effort, row 1: velocities | effort slope, row 2: accelerations | 0.
-        self._buffer = np.zeros((3, 2 * n_joints))
+        # `buffer`: those rows given (C-contiguous), e.g. part of a SamplePair's
+        self._buffer = np.zeros((3, 2 * n_joints)) if buffer is None else buffer
         self._basis = np.zeros((3, 6))
         self._basis[0, 0] = 1.0
         self._basis[1, 1] = 1.0
@@ -163,6 +164,19 @@ class SampleResult:
             self.accelerations.copy(),
             self.effort.copy(),
         )
+
+
+class SamplePair:
+    """Two samples whose rows lie in one buffer (`now` on top, `ahead` below), so that
+    :meth:`Trajectory.sample_pair` evaluates both times of one segment in one product."""
+
+    __slots__ = ('ahead', 'basis', 'buffer', 'now')
+
+    def __init__(self, n_joints: int) -> None:
+        self.buffer = np.zeros((6, 2 * n_joints))
+        self.basis = np.zeros((6, 6))  # both times' basis rows, written before each product
+        self.now = SampleResult(n_joints, self.buffer[:3])
+        self.ahead = SampleResult(n_joints, self.buffer[3:])
 
 
 def trusted_point(

@@ -3,7 +3,8 @@
 Pure math (numpy only, no rclpy). Times are float seconds on the controller's time axis; the
 ROS glue converts messages into :class:`TrajectoryPoint` lists in controller joint order. The
 point types are in ``points.py``, the trajectories the controller makes itself (hold, brake to
-a stop) in ``builders.py``, the spline fill of ``positions_upsampling`` in ``spline_fill.py``.
+a stop) in ``builders.py``, the spline fill of ``positions_upsampling`` in ``spline_fill.py``, one
+segment's polynomial in ``segment_polynomial.py``.
 
 Behaviour follows upstream ``joint_trajectory_controller`` (``trajectory.cpp``, rolling):
 
@@ -30,7 +31,6 @@ Deliberate deviations (upstream has undefined or surprising behaviour there):
 from __future__ import annotations
 
 import math
-import struct
 from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any
@@ -39,19 +39,27 @@ import numpy as np
 
 from py_controllers.controllers.joint_trajectory.points import (
     InterpolationMethod,
+    SamplePair,
     SampleResult,
     TrajectoryPoint,
     copy_or_none,
     shortest_angular_distance_array,
     wrap_toward,
 )
+from py_controllers.controllers.joint_trajectory.segment_polynomial import (
+    BASIS,
+    PAIR_BASIS,
+    Pair,
+    basis_rows,
+    segment_coefficients,
+)
 
-_BASIS = struct.Struct('=18d')  # SampleResult._basis, 3 x 6 doubles in C order
 _NO_INTERPOLATION = InterpolationMethod.NONE  # a module global: an enum's member is slow to look up
 
 # The point types are re-exported: ``from ...trajectory import Trajectory, TrajectoryPoint``.
 __all__ = [
     'InterpolationMethod',
+    'SamplePair',
     'SampleResult',
     'Trajectory',
     'TrajectoryPoint',
@@ -75,10 +83,6 @@ class _Knot:
         self.effort = point.effort if point.effort is not None else zeros
 
 
-Pair = tuple[np.ndarray, np.ndarray]
-"""A field at both ends of a segment."""
-
-
 def _deduce(a: _Knot, a_positions: np.ndarray, b: _Knot, dt_s: float, n_joints: int) -> np.ndarray:
     """b's positions: given, or (with missing velocities) filled by trapezoidal integration
     from a, whose positions are `a_positions`."""
@@ -97,47 +101,6 @@ def _deduce(a: _Knot, a_positions: np.ndarray, b: _Knot, dt_s: float, n_joints: 
 
 def _both(first: np.ndarray | None, second: np.ndarray | None) -> Pair | None:
     return None if first is None or second is None else (first, second)
-
-
-def _segment_coefficients(
-    positions: Pair, effort: Pair, duration_s: float, vel: Pair | None, acc: Pair | None
-) -> np.ndarray:
-    """Polynomial coefficients (rows: powers 0..5) for positions | effort of one segment:
-    quintic with `vel` and `acc`, cubic with `vel` only, else linear."""
-    pa, pb = positions
-    n = pa.shape[0]
-    coeffs = np.zeros((6, 2 * n))
-    coeffs[0, :n] = pa
-    coeffs[0, n:] = effort[0]
-    big_t = duration_s
-    if big_t != 0.0:
-        coeffs[1, n:] = (effort[1] - effort[0]) / big_t
-    if vel is not None and acc is not None:
-        (va, vb), (aa, ab) = vel, acc
-        coeffs[1, :n] = va
-        coeffs[2, :n] = 0.5 * aa
-        if big_t != 0.0:
-            t2 = big_t * big_t
-            dp = pb - pa
-            coeffs[3, :n] = (20.0 * dp - (12.0 * va + 8.0 * vb) * big_t - (3.0 * aa - ab) * t2) / (
-                2.0 * t2 * big_t
-            )
-            coeffs[4, :n] = (
-                -30.0 * dp + (16.0 * va + 14.0 * vb) * big_t + (3.0 * aa - 2.0 * ab) * t2
-            ) / (2.0 * t2 * t2)
-            coeffs[5, :n] = (12.0 * dp - 6.0 * (va + vb) * big_t - (aa - ab) * t2) / (
-                2.0 * t2 * t2 * big_t
-            )
-    elif vel is not None:
-        va, vb = vel
-        coeffs[1, :n] = va
-        if big_t != 0.0:
-            dp = pb - pa
-            coeffs[2, :n] = (3.0 * dp - (2.0 * va + vb) * big_t) / (big_t * big_t)
-            coeffs[3, :n] = (-2.0 * dp + (va + vb) * big_t) / (big_t * big_t * big_t)
-    elif big_t != 0.0:
-        coeffs[1, :n] = (pb - pa) / big_t
-    return coeffs
 
 
 class Trajectory:
@@ -341,23 +304,74 @@ class Trajectory:
         ``interpolation`` is ``'splines'`` or ``'none'`` (exact strings or the enum).
         Raises RuntimeError if the first advancing sample comes before :meth:`set_point_before`.
         """
+        result = out if out is not None else SampleResult(self._n_joints)
+        segment = self._place(t_s, interpolation, advance, result)
+        if segment is None:
+            return None
+        if segment >= 0:
+            self._write_segment(segment, t_s, result)
+        return result
+
+    def sample_pair(
+        self,
+        t_s: float,
+        ahead_s: float,
+        interpolation: InterpolationMethod | str,
+        pair: SamplePair,
+    ) -> bool:
+        """``sample(t_s, out=pair.now)`` and ``sample(ahead_s, advance=False, out=pair.ahead)``
+        (the loop's sample and its look-ahead); False when either is None. When both times
+        fall in one spline segment (every cycle but a segment's last), one product evaluates
+        both."""
+        now, ahead = pair.now, pair.ahead
+        segment = self._place(t_s, interpolation, True, now)
+        if segment is None:
+            return False
+        segment_ahead = self._place(ahead_s, interpolation, False, ahead)
+        if segment_ahead is None:
+            return False
+        if segment >= 0 and segment_ahead == segment:
+            t0 = self._knot_times_s[segment]
+            duration_s = self._knot_times_s[segment + 1] - t0
+            tau, tau_ahead = t_s - t0, ahead_s - t0
+            if 0.0 <= tau <= duration_s and 0.0 <= tau_ahead <= duration_s:
+                coeffs = self._segment_coefficients(segment, duration_s)
+                basis: Any = pair.basis  # a buffer to struct; numpy's stubs do not say so
+                PAIR_BASIS.pack_into(basis, 0, *basis_rows(tau), *basis_rows(tau_ahead))
+                np.dot(basis, coeffs, out=pair.buffer)
+                return True
+        if segment >= 0:
+            self._write_segment(segment, t_s, now)
+        if segment_ahead >= 0:
+            self._write_segment(segment_ahead, ahead_s, ahead)
+        return True
+
+    def _place(
+        self,
+        t_s: float,
+        interpolation: InterpolationMethod | str,
+        advance: bool,
+        result: SampleResult,
+    ) -> int | None:
+        """Where ``t_s`` lies: fills ``result``'s indices and times (and its values, at a
+        waypoint); the segment whose polynomial gives its values (-1: written already),
+        None before the point before."""
         if not self._prepared:
             if not advance:
                 return None
             self._prepare(t_s)
-        if t_s < self._knot_times_s[0]:  # before the point before
-            return None
-        result = out if out is not None else SampleResult(self._n_joints)
         knot_times = self._knot_times_s
+        if t_s < knot_times[0]:  # before the point before
+            return None
         n_points = len(self._points)
         no_interpolation = interpolation == _NO_INTERPOLATION
-
+        segment = -1
         if t_s < knot_times[1]:
             # Between the point before and the first waypoint.
             if no_interpolation:
                 self._write_knot(0, result)
             else:
-                self._write_segment(0, t_s, result)
+                segment = 0
             result.start_index = 0
             result.end_index = 0
             result.time_from_start_s = 0.0
@@ -376,7 +390,7 @@ class Trajectory:
             if no_interpolation:
                 self._write_knot(i + 2, result)
             else:
-                self._write_segment(i + 1, t_s, result)
+                segment = i + 1
             result.start_index = i
             result.end_index = i + 1
             result.time_from_start_s = self._points[i + 1].time_from_start_s
@@ -384,7 +398,7 @@ class Trajectory:
                 self._hint = i
         result.before_last_point = result.end_index < n_points
         result.segment_start_time_s = knot_times[result.start_index + 1]
-        return result
+        return segment
 
     def _write_knot(self, k: int, result: SampleResult) -> None:
         knot = self._knots[k]
@@ -399,6 +413,17 @@ class Trajectory:
                 np.copyto(target, field)
         np.copyto(result.effort, knot.effort)
 
+    def _segment_coefficients(self, k: int, duration_s: float) -> np.ndarray:
+        """Segment k's polynomial coefficients, computed on its first sample."""
+        coeffs = self._coefficients[k]
+        if coeffs is None:
+            a, b = self._knots[k], self._knots[k + 1]
+            vel, acc = self._derivatives[k]
+            positions = (self._positions[k], self._positions[k + 1])
+            coeffs = segment_coefficients(positions, (a.effort, b.effort), duration_s, vel, acc)
+            self._coefficients[k] = coeffs
+        return coeffs
+
     def _write_segment(self, k: int, t_s: float, result: SampleResult) -> None:
         """Evaluate segment k (knot k -> knot k + 1) at t_s into result."""
         t0 = self._knot_times_s[k]
@@ -407,25 +432,11 @@ class Trajectory:
         if tau < 0.0 or tau > duration_s:
             self._write_clamped_linear(k, min(max(tau, 0.0), duration_s), duration_s, result)
             return
-        coeffs = self._coefficients[k]
-        if coeffs is None:
-            a, b = self._knots[k], self._knots[k + 1]
-            vel, acc = self._derivatives[k]
-            positions = (self._positions[k], self._positions[k + 1])
-            coeffs = _segment_coefficients(positions, (a.effort, b.effort), duration_s, vel, acc)
-            self._coefficients[k] = coeffs
-        tau2 = tau * tau
-        tau3 = tau2 * tau
+        coeffs = self._segment_coefficients(k, duration_s)
         basis: Any = result._basis  # a buffer to struct; numpy's stubs do not say so
-        # Rows: value, first and second derivative of [1, tau, ..., tau^5]; one call
-        # writes all 18 (12 numpy element writes cost ~2.5x as much).
-        _BASIS.pack_into(
-            basis, 0,
-            1.0, tau, tau2, tau3, tau3 * tau, tau3 * tau2,
-            0.0, 1.0, 2.0 * tau, 3.0 * tau2, 4.0 * tau3, 5.0 * tau3 * tau,
-            0.0, 0.0, 2.0, 6.0 * tau, 12.0 * tau2, 20.0 * tau3,
-        )  # fmt: skip
-        np.matmul(basis, coeffs, out=result._buffer)
+        # one call writes all 18 (12 numpy element writes cost ~2.5x as much)
+        BASIS.pack_into(basis, 0, *basis_rows(tau))
+        np.dot(basis, coeffs, out=result._buffer)  # np.matmul: twice the cost at this size
 
     def _write_clamped_linear(
         self, k: int, tau: float, duration_s: float, result: SampleResult
