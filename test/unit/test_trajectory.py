@@ -366,6 +366,12 @@ def test_a_pair_of_samples_is_what_the_two_samples_are_alone(interpolation):
                           'segment_start_time_s'):  # fmt: skip
                 assert getattr(got, field) == getattr(want, field), (t_s, field)
     assert evaluated_once > 400
+    # the same pair on another trajectory places itself anew (not the first one's indices)
+    other = started([pt(0.2, [3.0, 3.0]), pt(0.4, [4.0, 4.0])], before, start=0.0)
+    assert paired.sample_pair(0.7, 0.71, InterpolationMethod.SPLINES, pair)
+    assert other.sample_pair(0.7, 0.71, InterpolationMethod.SPLINES, pair)
+    assert (pair.now.end_index, pair.now.before_last_point) == (2, False)
+    assert pair.now.positions == approx([4.0, 4.0])
 
 
 # -- interpolation_method: none ---------------------------------------------------------------

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 import numpy as np
 
@@ -170,10 +171,13 @@ class SamplePair:
     """Two samples whose rows lie in one buffer (`now` on top, `ahead` below), so that
     :meth:`Trajectory.sample_pair` evaluates both times of one segment in one product."""
 
-    __slots__ = ('ahead', 'basis', 'buffer', 'now')
+    __slots__ = ('ahead', 'basis', 'buffer', 'now', 'placed')
 
     def __init__(self, n_joints: int) -> None:
         self.buffer = np.zeros((6, 2 * n_joints))
+        # (trajectory, segment) whose indices and times both results hold, None if unknown:
+        # only Trajectory.sample_pair writes the results
+        self.placed: tuple[Any, int] | None = None
         self.basis = np.zeros((6, 6))  # both times' basis rows, written before each product
         self.now = SampleResult(n_joints, self.buffer[:3])
         self.ahead = SampleResult(n_joints, self.buffer[3:])

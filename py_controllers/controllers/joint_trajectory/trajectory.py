@@ -322,7 +322,16 @@ class Trajectory:
         """``sample(t_s, out=pair.now)`` and ``sample(ahead_s, advance=False, out=pair.ahead)``
         (the loop's sample and its look-ahead); False when either is None. When both times
         fall in one spline segment (every cycle but a segment's last), one product evaluates
-        both."""
+        both; while they stay in the segment the pair was last placed in by this trajectory,
+        its indices and times stand as they are (they depend on the segment alone)."""
+        placed = pair.placed
+        if placed is not None and placed[0] is self and interpolation != _NO_INTERPOLATION:
+            k = placed[1]
+            start, end = self._knot_times_s[k], self._knot_times_s[k + 1]
+            if start <= t_s < end and start <= ahead_s < end:
+                self._write_pair(k, t_s - start, ahead_s - start, pair)
+                return True
+        pair.placed = None
         now, ahead = pair.now, pair.ahead
         segment = self._place(t_s, interpolation, True, now)
         if segment is None:
@@ -330,21 +339,27 @@ class Trajectory:
         segment_ahead = self._place(ahead_s, interpolation, False, ahead)
         if segment_ahead is None:
             return False
+        knot_times = self._knot_times_s
         if segment >= 0 and segment_ahead == segment:
-            t0 = self._knot_times_s[segment]
-            duration_s = self._knot_times_s[segment + 1] - t0
+            t0 = knot_times[segment]
+            duration_s = knot_times[segment + 1] - t0
             tau, tau_ahead = t_s - t0, ahead_s - t0
             if 0.0 <= tau <= duration_s and 0.0 <= tau_ahead <= duration_s:
-                coeffs = self._segment_coefficients(segment, duration_s)
-                basis: Any = pair.basis  # a buffer to struct; numpy's stubs do not say so
-                PAIR_BASIS.pack_into(basis, 0, *basis_rows(tau), *basis_rows(tau_ahead))
-                np.dot(basis, coeffs, out=pair.buffer)
+                self._write_pair(segment, tau, tau_ahead, pair)
+                pair.placed = (self, segment)
                 return True
         if segment >= 0:
             self._write_segment(segment, t_s, now)
         if segment_ahead >= 0:
             self._write_segment(segment_ahead, ahead_s, ahead)
         return True
+
+    def _write_pair(self, k: int, tau: float, tau_ahead: float, pair: SamplePair) -> None:
+        """Evaluate segment k at `tau` and `tau_ahead` into it (both within it) in one go."""
+        coeffs = self._segment_coefficients(k, self._knot_times_s[k + 1] - self._knot_times_s[k])
+        basis: Any = pair.basis  # a buffer to struct; numpy's stubs do not say so
+        PAIR_BASIS.pack_into(basis, 0, *basis_rows(tau), *basis_rows(tau_ahead))
+        np.dot(basis, coeffs, out=pair.buffer)
 
     def _place(
         self,
