@@ -299,13 +299,15 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
             }
             for name in self.joint_names
         ]
-        # (handle, which state array, joint index) for every state read() fills.
-        self._outputs: list[tuple[Handle, int, int]] = []
-        for i, name in enumerate(self.joint_names):
-            for k, itf in enumerate(_STATE_NAMES):
-                handle = self.state_interfaces.get(f'{name}/{itf}')
-                if handle is not None:
-                    self._outputs.append((handle, k, i))
+        # Per state array: its handles joint by joint, and the (joint index, handle) pairs
+        # when some joint lacks that state (else None: written in one zip).
+        self._outputs: list[tuple[int, list[Handle], list[tuple[int, Handle]] | None]] = []
+        for k, itf in enumerate(_STATE_NAMES):
+            found = [self.state_interfaces.get(f'{name}/{itf}') for name in self.joint_names]
+            pairs = [(i, h) for i, h in enumerate(found) if h is not None]
+            if pairs:
+                whole = len(pairs) == len(found)
+                self._outputs.append((k, [h for _, h in pairs], None if whole else pairs))
         self._feeds: list[tuple[int, Handle]] = []
         self._configure_sensors()
         self._sync()
@@ -382,8 +384,14 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
     def _publish(self) -> None:
         dyn = self.dynamics
         arrays = (dyn.position, dyn.velocity, dyn.effort, dyn.acceleration)
-        for handle, k, i in self._outputs:
-            handle.value = arrays[k][i]
+        for k, handles, pairs in self._outputs:
+            values = arrays[k]
+            if pairs is None:
+                for handle, value in zip(handles, values):
+                    handle.value = value
+            else:
+                for i, handle in pairs:
+                    handle.value = values[i]
         self._publish_sensors_rt()
 
     # --- sensors --------------------------------------------------------------------------

@@ -73,7 +73,8 @@ class HardwareIO:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
-            self._write_outcome(managed, result, failed, deactivate)
+            if result is not _OK:
+                self._write_outcome(managed, result, failed, deactivate)
         for managed, every in self._async:
             if every == 1 or not cycle % every:
                 managed.runner.trigger(time, period)

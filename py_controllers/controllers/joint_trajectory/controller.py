@@ -432,7 +432,6 @@ class JointTrajectoryController(GoalServing, TrajectoryInputs, TrajectoryLoop, C
         ]
         self._settled: Trajectory | None = None
         self._settled_end_s = math.inf
-        self._pid_out = [0.0] * len(self._cmd_index)
         self._current_point = TrajectoryPoint(
             0.0,
             self._cur_pos,

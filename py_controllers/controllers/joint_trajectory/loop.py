@@ -412,11 +412,9 @@ class TrajectoryLoop:
             self._log_rt('error', f'{what}: {line}')
 
     def _write_commands_rt(self, desired: SampleResult, nxt: SampleResult, dt_s: float) -> None:
-        identity = self._cmd_identity
         idx = self._cmd_index
-        output = None
-        if self.use_pid:
-            output = self._pid_out
+        if self.use_pid:  # one command interface, velocity or effort, driven by the PIDs
+            handles = self._cmd_vel or self._cmd_eff
             velocities = nxt.velocities.tolist()
             efforts = nxt.effort.tolist() if self.has_eff_cmd else None
             err_pos = self._err_pos.tolist()
@@ -429,21 +427,19 @@ class TrajectoryLoop:
                 )
                 if efforts is not None:
                     u += efforts[j]
-                output[k] = u
-        for handles, source in (
-            (self._cmd_pos, nxt.positions),
-            (self._cmd_vel, None if output is not None else nxt.velocities),
-            (self._cmd_acc, nxt.accelerations),
-            (self._cmd_eff, None if output is not None else desired.effort),
-        ):
-            if not handles:
-                continue
-            if source is None:
-                values = output
-            else:
-                values = source.tolist() if identity else source[idx].tolist()
-            for h, value in zip(handles, values):
-                h.value = value
+                handles[k].value = u
+        else:
+            identity = self._cmd_identity
+            for handles, source in (
+                (self._cmd_pos, nxt.positions),
+                (self._cmd_vel, nxt.velocities),
+                (self._cmd_acc, nxt.accelerations),
+                (self._cmd_eff, desired.effort),
+            ):
+                if handles:
+                    values = source.tolist() if identity else source[idx].tolist()
+                    for h, value in zip(handles, values):
+                        h.value = value
         for last, commanded in self._remember_commanded:
             last[:] = commanded
         self._last_has_vel = self._last_has_acc = True
