@@ -155,7 +155,7 @@ class RealtimePublisher(Generic[MsgT]):
         if self._count_listeners is not None and not self._is_heard():
             self.unheard += 1
             return False
-        if self._lock.acquire(blocking=False):
+        if self._lock.acquire(False):  # positional: a keyword costs the call a dict
             return True
         self.skipped += 1
         return False

@@ -5,21 +5,24 @@ two derivatives at a time into the segment. Pure math (numpy only)."""
 from __future__ import annotations
 
 import struct
+from typing import Any
 
 import numpy as np
 
 Pair = tuple[np.ndarray, np.ndarray]
 """A field at both ends of a segment."""
 
-BASIS = struct.Struct('=18d')  # SampleResult._basis, 3 x 6 doubles in C order
-PAIR_BASIS = struct.Struct('=36d')  # SamplePair.basis: two times' rows
+_BASIS_ROWS = struct.Struct('=18d')  # 3 x 6 doubles in C order
+BASIS_BYTES = _BASIS_ROWS.size
 
 
-def basis_rows(tau: float) -> tuple[float, ...]:
-    """Value, first and second derivative of [1, tau, ..., tau^5]: a 3 x 6 basis row-major."""
+def write_basis(buffer: Any, offset: int, tau: float) -> None:
+    """Value, first and second derivative of [1, tau, ..., tau^5], a 3 x 6 basis row-major,
+    into `buffer` at byte `offset` (one call: numpy element writes cost ~2.5x as much)."""
     tau2 = tau * tau
     tau3 = tau2 * tau
-    return (
+    _BASIS_ROWS.pack_into(
+        buffer, offset,
         1.0, tau, tau2, tau3, tau3 * tau, tau3 * tau2,
         0.0, 1.0, 2.0 * tau, 3.0 * tau2, 4.0 * tau3, 5.0 * tau3 * tau,
         0.0, 0.0, 2.0, 6.0 * tau, 12.0 * tau2, 20.0 * tau3,

@@ -47,11 +47,10 @@ from py_controllers.controllers.joint_trajectory.points import (
     wrap_toward,
 )
 from py_controllers.controllers.joint_trajectory.segment_polynomial import (
-    BASIS,
-    PAIR_BASIS,
+    BASIS_BYTES,
     Pair,
-    basis_rows,
     segment_coefficients,
+    write_basis,
 )
 
 _NO_INTERPOLATION = InterpolationMethod.NONE  # a module global: an enum's member is slow to look up
@@ -358,7 +357,8 @@ class Trajectory:
         """Evaluate segment k at `tau` and `tau_ahead` into it (both within it) in one go."""
         coeffs = self._segment_coefficients(k, self._knot_times_s[k + 1] - self._knot_times_s[k])
         basis: Any = pair.basis  # a buffer to struct; numpy's stubs do not say so
-        PAIR_BASIS.pack_into(basis, 0, *basis_rows(tau), *basis_rows(tau_ahead))
+        write_basis(basis, 0, tau)
+        write_basis(basis, BASIS_BYTES, tau_ahead)
         np.dot(basis, coeffs, out=pair.buffer)
 
     def _place(
@@ -449,8 +449,7 @@ class Trajectory:
             return
         coeffs = self._segment_coefficients(k, duration_s)
         basis: Any = result._basis  # a buffer to struct; numpy's stubs do not say so
-        # one call writes all 18 (12 numpy element writes cost ~2.5x as much)
-        BASIS.pack_into(basis, 0, *basis_rows(tau))
+        write_basis(basis, 0, tau)
         np.dot(basis, coeffs, out=result._buffer)  # np.matmul: twice the cost at this size
 
     def _write_clamped_linear(
