@@ -4,7 +4,9 @@ import math
 
 import pytest
 
+from py_controllers.controllers.diff_drive.controller import _mean_value
 from py_controllers.controllers.diff_drive.odometry import Odometry
+from py_controllers.hardware_interface.handle import StateInterface
 
 # the arc: wheels at 1 and 2 m/s, separation 1 m -> v = 1.5 m/s, w = 1 rad/s, radius 1.5 m;
 # after 1 s: heading 1, x = 1.5 sin 1, y = 1.5 (1 - cos 1)
@@ -173,3 +175,11 @@ def test_invalid_construction_names_the_parameter():
         Odometry(0.0, 1.0, 1.0)
     with pytest.raises(ValueError, match=r'velocity_rolling_window_size'):
         Odometry(1.0, 1.0, 1.0, velocity_rolling_window_size=0)
+
+
+def test_the_diff_drive_averages_each_sides_wheels_feedback():
+    """Several wheels a side: their feedback's mean; one wheel: its value as it is."""
+    one = [StateInterface('left', 'position', value=1.25)]
+    three = [StateInterface(f'w{i}', 'position', value=v) for i, v in enumerate((1.0, 2.0, 4.5))]
+    assert _mean_value(one) == 1.25
+    assert _mean_value(three) == 2.5

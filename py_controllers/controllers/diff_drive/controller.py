@@ -77,6 +77,13 @@ def _limits_problem(p: Any) -> str:
     return ''
 
 
+def _mean_value(handles: list[Any]) -> float:
+    """The mean of the handles' values (one wheel a side needs no generator)."""
+    if len(handles) == 1:
+        return handles[0].value
+    return sum(h.value for h in handles) / len(handles)
+
+
 class DiffDriveController(ChainableControllerInterface):
     """Differential drive: any number of wheels per side."""
 
@@ -310,8 +317,8 @@ class DiffDriveController(ChainableControllerInterface):
         if params.open_loop:
             self.odometry.update_open_loop(linear, angular, dt)
             return True
-        left = sum(h.value for h in self._left_fb) / len(self._left_fb)
-        right = sum(h.value for h in self._right_fb) / len(self._right_fb)
+        left = _mean_value(self._left_fb)
+        right = _mean_value(self._right_fb)
         if left != left or right != right:
             return False
         if params.position_feedback:
