@@ -13,10 +13,8 @@ from typing import Any
 
 from py_controllers.controller_interface.controller_interface import ControllerInterface
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
-from py_controllers.hardware_interface.types import ReturnType
+from py_controllers.hardware_interface.types import RETURN_OK, ReturnType
 from py_controllers.realtime_tools.realtime_box import RealtimeBox
-
-_OK = ReturnType.OK  # a module global: an enum's member is slow to look up (Python 3.11)
 
 
 class ChainableControllerInterface(ControllerInterface):
@@ -77,7 +75,7 @@ class ChainableControllerInterface(ControllerInterface):
         """References from subscribers (unless chained), then compute and write commands."""
         if not self._chained:
             result = self.update_reference_from_subscribers(time, period)
-            if result is not _OK and result is not None:
+            if result is not RETURN_OK and result is not None:
                 return result
         return self.update_and_write_commands(time, period)
 

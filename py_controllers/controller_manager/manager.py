@@ -56,13 +56,12 @@ from py_controllers.controller_manager.switch_plan import (
     SwitchPlan,
 )
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
-from py_controllers.hardware_interface.types import LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import RETURN_OK, LifecycleStateId, ReturnType
 from py_controllers.realtime_tools.deferred import DeferredCalls
 
 S = LifecycleStateId
 
 
-_OK = ReturnType.OK  # a module global: an enum's member is slow to look up (Python 3.11)
 NONE_IS_OK = '{}: update() returned None; taken as ReturnType.OK (return it explicitly)'
 
 
@@ -432,7 +431,7 @@ class ControllerManager:
                 self.log('error', f"controller '{spec.name}' raised in update(): {exc!r}")
                 result = ReturnType.ERROR
             spec.execution.record(_perf_ns() - t0)
-            if result is not _OK:
+            if result is not RETURN_OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     if not spec.none_reported:
                         spec.none_reported = True

@@ -26,6 +26,7 @@ from py_controllers.hardware_interface.types import (
     HW_IF_ACCELERATION,
     HW_IF_POSITION,
     HW_IF_VELOCITY,
+    RETURN_OK,
     STANDARD_JOINT_INTERFACES,
     CallbackReturn,
     LifecycleStateId,
@@ -180,7 +181,7 @@ class GenericSystem(SystemInterface):
 
     def read(self, time: Any, period: Any) -> ReturnType:
         if self.disable_commands:
-            return ReturnType.OK
+            return RETURN_OK
         for cmd, state, offset in self._mirror:
             value = cmd.value
             if value != value:  # NaN: no command yet
@@ -202,7 +203,7 @@ class GenericSystem(SystemInterface):
             ):
                 if mine is not None and theirs is not None:
                     mine.value = add + scale * theirs.value
-        return ReturnType.OK
+        return RETURN_OK
 
     def _integrate(self, j: _Joint, dt: float) -> bool:
         pos = j.pos.value if j.pos is not None else 0.0
@@ -249,4 +250,4 @@ class GenericSystem(SystemInterface):
         return True
 
     def write(self, time: Any, period: Any) -> ReturnType:
-        return ReturnType.OK
+        return RETURN_OK

@@ -18,7 +18,12 @@ from typing import Any
 
 from py_controllers.hardware.component_params import float_param
 from py_controllers.hardware_interface.hardware_component import SystemInterface
-from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import (
+    RETURN_OK,
+    CallbackReturn,
+    LifecycleStateId,
+    ReturnType,
+)
 
 _INF = math.inf
 
@@ -162,8 +167,8 @@ class SimulatedComponent(SystemInterface):
             return ReturnType.ERROR
         if self.dynamics.advance_ns(period.nanoseconds):
             self._publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def write(self, time: Any, period: Any) -> ReturnType:
         """Nothing to send: read() applies the commands."""
-        return ReturnType.OK
+        return RETURN_OK

@@ -114,6 +114,7 @@ from py_controllers.hardware_interface.types import (
     HW_IF_EFFORT,
     HW_IF_POSITION,
     HW_IF_VELOCITY,
+    RETURN_OK,
     CallbackReturn,
     LifecycleStateId,
     ReturnType,
@@ -343,12 +344,12 @@ class SimulatedSystem(OneCommandPerJoint, SimulatedComponent):
         t_s = self._gpio_time_ns * 1e-9
         for handle, signal in self._gpio_inputs:
             handle.value = signal.value_at(t_s)
-        return ReturnType.OK
+        return RETURN_OK
 
     def read(self, time: Any, period: Any) -> ReturnType:
         """Joints as in SimulatedComponent.read(), then the gpios."""
         result = super().read(time, period)
-        if result != ReturnType.OK:
+        if result != RETURN_OK:
             return result
         return self._read_gpios_rt(period.nanoseconds)
 

@@ -10,12 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from py_controllers.hardware_interface.types import ReturnType
+from py_controllers.hardware_interface.types import RETURN_OK, ReturnType
 
 if TYPE_CHECKING:
     from py_controllers.hardware_interface.component_lifecycle import ManagedComponent
-
-_OK = ReturnType.OK  # a module global: an enum's member is slow to look up (Python 3.11)
 
 
 class HardwareIO:
@@ -44,7 +42,7 @@ class HardwareIO:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'read() raised: {exc!r}')
                 result = ReturnType.ERROR
-            if result is not _OK:
+            if result is not RETURN_OK:
                 if result is None:  # the one rule: None is success, with a warning once
                     self._none_returned(managed, 'read')
                     continue
@@ -73,7 +71,7 @@ class HardwareIO:
             except Exception as exc:
                 self.log_rt(managed.logger, 'error', f'write() raised: {exc!r}')
                 result = ReturnType.ERROR
-            if result is not _OK:
+            if result is not RETURN_OK:
                 self._write_outcome(managed, result, failed, deactivate)
         for managed, every in self._async:
             if every == 1 or not cycle % every:
@@ -112,7 +110,7 @@ class HardwareIO:
     def _write_outcome(
         self, managed: ManagedComponent, result: Any, failed: list[str], deactivate: list[str]
     ) -> None:
-        if result is _OK:
+        if result is RETURN_OK:
             return
         if result is ReturnType.DEACTIVATE:
             deactivate.append(managed.name)
