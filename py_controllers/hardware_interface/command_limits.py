@@ -231,7 +231,11 @@ class CommandLimits:
         desired.acceleration = None if ca is None else ca.value
         desired.jerk = None
         try:
-            changed = j.limiter.enforce(actual, desired, dt_s)
+            limiter = j.limiter
+            if type(limiter) is JointSaturationLimiter:  # compiled: a native call, no boxing
+                changed = cast(JointSaturationLimiter, limiter).enforce(actual, desired, dt_s)
+            else:
+                changed = limiter.enforce(actual, desired, dt_s)
             if j.out_of_bounds_reported:
                 j.out_of_bounds_reported = False
         except JointPositionOutOfBoundsError as exc:
