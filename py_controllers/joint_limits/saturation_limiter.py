@@ -141,17 +141,23 @@ class JointSaturationLimiter:
             bounds = position_bounds(
                 self._joint_name, limits, actual.velocity, actual.position, prev.position, dt_s
             )
-            changed = apply_bounds(desired, 'position', bounds)
+            if is_limited(v, bounds):  # (apply_bounds written out: no attribute by name)
+                desired.position = clamp(v, bounds)
+                changed = True
         v = desired.velocity
         if v is not None and v == v:
             bounds = velocity_bounds(
                 self._joint_name, limits, v, actual.position, prev.velocity, dt_s
             )
-            changed = apply_bounds(desired, 'velocity', bounds) or changed
+            if is_limited(v, bounds):
+                desired.velocity = clamp(v, bounds)
+                changed = True
         v = desired.effort
         if v is not None and v == v:
             bounds = effort_bounds(limits, actual.position, actual.velocity)
-            changed = apply_bounds(desired, 'effort', bounds) or changed
+            if is_limited(v, bounds):
+                desired.effort = clamp(v, bounds)
+                changed = True
         if desired.acceleration is not None or desired.jerk is not None:
             changed = limit_acceleration_and_jerk(limits, actual, desired) or changed
         update_prev_command(desired, prev)
