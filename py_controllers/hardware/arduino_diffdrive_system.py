@@ -48,6 +48,7 @@ from py_controllers.hardware_interface.hardware_component import SystemInterface
 from py_controllers.hardware_interface.types import (
     HW_IF_POSITION,
     HW_IF_VELOCITY,
+    RETURN_OK,
     CallbackReturn,
     LifecycleStateId,
     ReturnType,
@@ -395,7 +396,7 @@ class ArduinoDiffDriveSystem(SystemInterface):
                 self.log_rt('error', f"lost the board on '{self.params.device}'")
             return ReturnType.ERROR
         self._publish(worker.sample)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish(self, sample: tuple[float, float, float, float] | None) -> None:
         if sample is None:
@@ -407,10 +408,10 @@ class ArduinoDiffDriveSystem(SystemInterface):
         """Hand the wheel velocity commands to the I/O thread as ticks per PID frame."""
         worker = self._worker
         if worker is None or worker.targets is None:
-            return ReturnType.OK
+            return RETURN_OK
         p = self.params
         worker.targets = (
             ticks_per_frame(self._left_cmd.value, p.enc_counts_per_rev, p.loop_rate),
             ticks_per_frame(self._right_cmd.value, p.enc_counts_per_rev, p.loop_rate),
         )
-        return ReturnType.OK
+        return RETURN_OK

@@ -35,7 +35,12 @@ from pathlib import Path
 from typing import Any
 
 from py_controllers.hardware.mock_generic_system import GenericSystem
-from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import (
+    RETURN_OK,
+    CallbackReturn,
+    LifecycleStateId,
+    ReturnType,
+)
 
 _READ_FAULTS = ('error', 'raise', 'bad_result', 'exit', 'block')
 _WRITE_FAULTS = (*_READ_FAULTS, 'deactivate')
@@ -166,7 +171,7 @@ class FaultInjectionSystem(GenericSystem):
         fault = self._triggered('write')
         if fault is not None:
             return _fail(fault, 'write')
-        return ReturnType.OK
+        return RETURN_OK
 
 
 def _fail(kind: str, where: str) -> Any:

@@ -26,7 +26,7 @@ from py_controllers.controllers.motion_primitives import primitives as mp
 from py_controllers.hardware.component_params import float_param
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
 from py_controllers.hardware_interface.hardware_component import SystemInterface
-from py_controllers.hardware_interface.types import CallbackReturn, ReturnType
+from py_controllers.hardware_interface.types import RETURN_OK, CallbackReturn, ReturnType
 
 _NAN = math.nan
 _PRIMITIVES = frozenset(mp.TYPE_NAMES)
@@ -105,7 +105,7 @@ class MotionPrimitivesMockSystem(SystemInterface):
             if self._countdown == 0:
                 self._finished()
         self._publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _finished(self) -> None:
         if self._status == mp.STOPPING:
@@ -118,14 +118,14 @@ class MotionPrimitivesMockSystem(SystemInterface):
     def write(self, time: Any, period: Any) -> ReturnType:
         kind = self._row[0].value
         if kind != kind:
-            return ReturnType.OK
+            return RETURN_OK
         row = tuple(h.value for h in self._row)
         for handle in self._row:
             handle.value = _NAN
         self.taken.append(row)
         self._take(round(kind))
         self._publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _take(self, kind: int) -> None:
         if kind == mp.STOP_MOTION:

@@ -96,7 +96,12 @@ from py_controllers.hardware.mujoco_viewer import ViewerThread
 from py_controllers.hardware.simulated_component import OneCommandPerJoint, take_commands
 from py_controllers.hardware_interface.handle import Handle
 from py_controllers.hardware_interface.hardware_component import SystemInterface, initial_value
-from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import (
+    RETURN_OK,
+    CallbackReturn,
+    LifecycleStateId,
+    ReturnType,
+)
 
 MOVEIT_PLUGIN = 'mujoco_ros2_control/MujocoSystem'  # moveit's: its sensor naming applies
 __all__ = ['SIM_MODES', 'MujocoSystem']
@@ -303,7 +308,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
             for row, column, command, _ in self._pushes:
                 value = command.value
                 row[column] = value if math.isfinite(value) else 0.0
-        return ReturnType.OK
+        return RETURN_OK
 
     def read(self, time: Any, period: Any) -> ReturnType:
         """Advance the physics by `period` (or the wall time) and report the new states."""
@@ -324,7 +329,7 @@ class MujocoSystem(OneCommandPerJoint, SystemInterface):
             self.log_rt('error', 'the MuJoCo simulation diverged (bad acceleration) and was reset')
             return ReturnType.ERROR
         self._publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _steps_for(self, period: Any) -> int:
         """Physics steps for this read(), at most max_substeps."""

@@ -59,6 +59,7 @@ from py_controllers.hardware_interface.types import (
     HW_IF_EFFORT,
     HW_IF_POSITION,
     HW_IF_VELOCITY,
+    RETURN_OK,
     CallbackReturn,
     LifecycleStateId,
     ReturnType,
@@ -255,17 +256,17 @@ class TopicBasedSystem(OneCommandPerJoint, SystemInterface):
         """Copy the latest state message into the state interfaces; ERROR when it is stale."""
         bridge = self._bridge
         if bridge is None:
-            return ReturnType.OK
+            return RETURN_OK
         sample = bridge.states.get()
         if sample is None:
-            return ReturnType.OK  # nothing heard yet: initial values stand
+            return RETURN_OK  # nothing heard yet: initial values stand
         if self._is_stale(sample):
             return ReturnType.ERROR
         if sample is self._last_sample:
-            return ReturnType.OK
+            return RETURN_OK
         self._last_sample = sample
         self._take(sample)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _is_stale(self, sample: StateSample) -> bool:
         age_s = (time.monotonic_ns() - sample.received_ns) * 1e-9
@@ -310,17 +311,17 @@ class TopicBasedSystem(OneCommandPerJoint, SystemInterface):
         joint changed its command mode, or a subscriber joined the commands topic."""
         bridge = self._bridge
         if bridge is None:
-            return ReturnType.OK
+            return RETURN_OK
         joins = bridge.joins
         if (
             not self._mode_changed
             and joins == self._joins_seen
             and self._difference() <= self.threshold
         ):
-            return ReturnType.OK
+            return RETURN_OK
         publisher = bridge.commands
         if not publisher.trylock():
-            return ReturnType.OK  # the previous one is still on its way: next cycle
+            return RETURN_OK  # the previous one is still on its way: next cycle
         self._joins_seen = joins
         msg = publisher.msg
         ns = int(getattr(time, 'nanoseconds', 0))
@@ -338,7 +339,7 @@ class TopicBasedSystem(OneCommandPerJoint, SystemInterface):
                 self._last_sent[i] = arrays[kind][i]
         self._mode_changed = False
         publisher.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _difference(self) -> float:
         """Upstream's sum of |position state - position command|, plus |command - last sent|

@@ -50,6 +50,7 @@ from py_controllers.controllers.admittance.config import (
 )
 from py_controllers.controllers.admittance.status import fill_status, make_status_message
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.kinematics import KinematicsError, KinematicsParams, load_kinematics
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
@@ -336,13 +337,13 @@ class AdmittanceController(ChainableControllerInterface):
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         reference = self.reference_box.get()
         if reference is None or reference is self._last_box:
-            return ReturnType.OK
+            return RETURN_OK
         self._last_box = reference
         for handles, values in zip((self._pos_ref, self._vel_ref), reference):
             if handles and values:
                 for handle, value in zip(handles, values):
                     handle.value = value
-        return ReturnType.OK
+        return RETURN_OK
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         new = self.parameters.try_update_rt()
@@ -389,4 +390,4 @@ class AdmittanceController(ChainableControllerInterface):
         if rt.trylock():
             fill_status(rt.msg, self.rule, time.nanoseconds)
             rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

@@ -40,6 +40,7 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.filters import FilterChain, FilterConfigError
 from py_controllers.hardware_interface.handle import StateInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 
 GLOBAL_CHAIN = 'filter_chain'
@@ -132,4 +133,4 @@ class ChainedFilter(ChainableControllerInterface):
                 filtered = chain.update(value)
                 if filtered is not None:
                     exported.value = filtered
-        return ReturnType.OK
+        return RETURN_OK

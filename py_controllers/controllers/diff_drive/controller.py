@@ -56,6 +56,7 @@ from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.speed_limiter import SpeedLimiter
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -263,20 +264,20 @@ class DiffDriveController(ChainableControllerInterface):
                 linear = angular = 0.0
         self.reference_interfaces[0].value = linear
         self.reference_interfaces[1].value = angular
-        return ReturnType.OK
+        return RETURN_OK
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         linear = self.reference_interfaces[0].value
         angular = self.reference_interfaces[1].value
         if linear != linear or angular != angular:  # NaN: chained, nothing written yet
-            return ReturnType.OK
+            return RETURN_OK
         dt = period.nanoseconds * 1e-9
         history = self._history
         linear = self._linear_limiter.limit(linear, history[0][0], history[1][0], dt)
         angular = self._angular_limiter.limit(angular, history[0][1], history[1][1], dt)
         left, right = self._wheel_speeds(linear, angular)
         if left - left != 0.0 or right - right != 0.0:  # overflowed: ignored, like NaN
-            return ReturnType.OK
+            return RETURN_OK
         history[1][0], history[1][1] = history[0]
         history[0][0], history[0][1] = linear, angular
 
@@ -304,7 +305,7 @@ class DiffDriveController(ChainableControllerInterface):
             handle.value = left
         for handle in self._right_cmd:
             handle.value = right
-        return ReturnType.OK
+        return RETURN_OK
 
     def _wheel_speeds(self, linear: float, angular: float) -> tuple[float, float]:
         """(left, right) wheel velocities for a body twist; infinite when it overflows."""

@@ -27,6 +27,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
@@ -91,7 +92,7 @@ class FaultInjectionController(ControllerInterface):
             handle.value = self.value
         fault = self._fault.get()
         if not fault:
-            return ReturnType.OK
+            return RETURN_OK
         self._fault.set(0)
         if fault == RAISE:
             raise InjectedControllerFault('update() raised on purpose')
@@ -101,5 +102,5 @@ class FaultInjectionController(ControllerInterface):
             _CATASTROPHIC.match(_NO_MATCH)
         if fault == SILENCE:
             _fall_silent()
-            return ReturnType.OK
+            return RETURN_OK
         return ReturnType.ERROR if fault == ERROR else 'not a return type'

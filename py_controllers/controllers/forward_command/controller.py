@@ -24,6 +24,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
@@ -102,7 +103,7 @@ class ForwardControllersBase(ControllerInterface):
         if values is not None:
             for handle, value in zip(self.command_interfaces, values):
                 handle.value = value
-        return ReturnType.OK
+        return RETURN_OK
 
 
 class ForwardCommandController(ForwardControllersBase):

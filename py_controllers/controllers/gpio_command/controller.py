@@ -43,6 +43,7 @@ from py_controllers.controllers.gpio_command.commands import (
     CommandTable,
 )
 from py_controllers.hardware_interface.component_parser import parse_control_resources_from_urdf
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
@@ -191,7 +192,7 @@ class GpioCommandController(ControllerInterface):
             handles = self._command_handles
             for index, value in command:
                 handles[index].value = value
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_states_rt(self, now_ns: int) -> None:
         rt = self._state_rt

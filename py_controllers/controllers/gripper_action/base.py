@@ -58,6 +58,7 @@ from py_controllers.controller_interface.goal_monitor import (
     MonitoredGoal,
 )
 from py_controllers.controllers.gripper_action.goal_check import RUNNING, STALLED, GoalCheck
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
@@ -291,7 +292,7 @@ class GripperActionBase(GoalServing, ControllerInterface):
         pos = self._pos.value
         vel = self._vel.value
         if pos != pos or vel != vel:  # no measurement yet: write nothing, as upstream
-            return ReturnType.OK
+            return RETURN_OK
         now_ns = time.nanoseconds
         command = self._box.get()
         if command is not self._taken:
@@ -309,7 +310,7 @@ class GripperActionBase(GoalServing, ControllerInterface):
         if goal is not None:
             self._judge_rt(goal, error, pos, vel, now_ns, params)
         self._effort = self._write_commands_rt(target, error, vel, period.nanoseconds * 1e-9)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _install_rt(self, command: LoopCommand, now_ns: int) -> None:
         self._target = command.target

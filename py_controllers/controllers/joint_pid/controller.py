@@ -53,6 +53,7 @@ from py_controllers.controllers.joint_pid.joint_math import (
     VelocityPid,
     clamp_position,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
@@ -241,7 +242,7 @@ class _JointPositionPid(_JointPidController):
         if self.update_count % STATE_PUBLISH_DIVIDER == 0:
             self._publish_state_rt(time, dt_s, position, velocity)
         self.update_count += 1
-        return ReturnType.OK
+        return RETURN_OK
 
 
 class VelocityJointPositionController(_JointPositionPid):
@@ -281,4 +282,4 @@ class EffortJointVelocityController(_JointPidController):
             # ROS 1 leaves process_value_dot unset for this controller.
             self._publish_state_rt(time, dt_s, velocity, 0.0)
         self.update_count += 1
-        return ReturnType.OK
+        return RETURN_OK

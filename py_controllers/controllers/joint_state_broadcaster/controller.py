@@ -35,6 +35,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.hardware_interface.urdf import parse_urdf_joints
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
@@ -181,4 +182,4 @@ class JointStateBroadcaster(ControllerInterface):
             set_stamp(self._dynamic_stamp, now_ns)
             self._dynamic_values.copy_rt()
             dyn_rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

@@ -56,6 +56,7 @@ from py_controllers.controllers.joint_trajectory.tolerances import (
     within_state_tolerance,
 )
 from py_controllers.controllers.joint_trajectory.trajectory import Trajectory
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import element_writer, set_duration, set_stamp
 
@@ -179,7 +180,7 @@ class TrajectoryLoop:
         if self._scaling_state is not None:
             factor = self._scaling_state.value
             if factor != factor:  # no value from the hardware yet: skip this cycle
-                return ReturnType.OK
+                return RETURN_OK
             self._scaling = factor
         if self._scaling_cmd is not None:
             self._scaling_cmd.value = self._scaling_cmd_value
@@ -201,7 +202,7 @@ class TrajectoryLoop:
         if trajectory is not None:
             self._follow_rt(trajectory, goal, now_ns, period.nanoseconds)
         self._publish_state_rt(now_ns)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _read_state_rt(self) -> None:
         pack = self._pack_joints  # one call writes every joint's value (numpy's [:] = list: ~4x)

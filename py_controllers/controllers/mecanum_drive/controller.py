@@ -56,6 +56,7 @@ from py_controllers.controllers.mecanum_drive.kinematics import (
     inverse,
 )
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -207,7 +208,7 @@ class MecanumDriveController(ChainableControllerInterface):
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         ref = self._ref.get()
         if ref is None:
-            return ReturnType.OK
+            return RETURN_OK
         timeout_ns = int(self.parameters.params.reference_timeout * 1e9)
         refs = self.reference_interfaces
         if timeout_ns == 0:
@@ -218,7 +219,7 @@ class MecanumDriveController(ChainableControllerInterface):
             refs[0].value, refs[1].value, refs[2].value = ref[0], ref[1], ref[2]
         else:
             refs[0].value = refs[1].value = refs[2].value = 0.0
-        return ReturnType.OK
+        return RETURN_OK
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         dt = period.nanoseconds * 1e-9
@@ -251,7 +252,7 @@ class MecanumDriveController(ChainableControllerInterface):
         self._publish_rt(now_ns, states, (vx, vy, wz))
         for ref in refs:
             ref.value = _NAN
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_rt(self, now_ns: int, states: list[float], ref: tuple[float, ...]) -> None:
         odom = self.odometry

@@ -45,6 +45,7 @@ from py_controllers.controller_interface.goal_monitor import (
     MonitoredGoal,
 )
 from py_controllers.controllers.motion_primitives import primitives as mp
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 
@@ -195,7 +196,7 @@ class MotionPrimitivesForwardController(GoalServing, ControllerInterface):
         status_value = self.state_interfaces[0].value
         ready_value = self.state_interfaces[1].value
         if not (math.isfinite(status_value) and math.isfinite(ready_value)):
-            return ReturnType.OK  # no status from the hardware yet: nothing can go out
+            return RETURN_OK  # no status from the hardware yet: nothing can go out
         status = round(status_value)
         if status not in _KNOWN_STATUS:
             self._log_rt('error', f'Error: Unknown execution status: {status}')
@@ -217,7 +218,7 @@ class MotionPrimitivesForwardController(GoalServing, ControllerInterface):
             if feedback is not None:
                 feedback.current_primitive_index = self._index
                 goal.send_feedback_rt()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _install_rt(self, command: _LoopCommand) -> None:
         self._active_goal = command.goal

@@ -42,6 +42,7 @@ from py_controllers.controllers.diff_drive.request_handoff import RequestHandoff
 from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.omni_wheel_drive.kinematics import OmniKinematics, OmniOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox
 from py_controllers.tf_publisher import create_tf_publisher
@@ -159,16 +160,16 @@ class OmniWheelDriveController(ChainableControllerInterface):
             refs[0].value = refs[1].value = refs[2].value = 0.0
         else:
             refs[0].value, refs[1].value, refs[2].value = cmd[0], cmd[1], cmd[2]
-        return ReturnType.OK
+        return RETURN_OK
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         refs = self.reference_interfaces
         vx, vy, wz = refs[0].value, refs[1].value, refs[2].value
         if not (math.isfinite(vx) and math.isfinite(vy) and math.isfinite(wz)):
-            return ReturnType.OK  # chained and nothing written yet, as upstream
+            return RETURN_OK  # chained and nothing written yet, as upstream
         wheels = self.kinematics.inverse(vx, vy, wz)
         if not all(w - w == 0.0 for w in wheels):
-            return ReturnType.OK  # overflowed: ignored like NaN
+            return RETURN_OK  # overflowed: ignored like NaN
         dt = period.nanoseconds * 1e-9
         pose = self.pose_requests.take_rt()
         params = self.parameters.params
@@ -189,7 +190,7 @@ class OmniWheelDriveController(ChainableControllerInterface):
             self._publish_rt(time.nanoseconds)
         for handle, value in zip(self.command_interfaces, wheels):
             handle.value = value
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_rt(self, now_ns: int) -> None:
         odom = self.odometry

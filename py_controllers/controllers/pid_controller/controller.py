@@ -54,6 +54,7 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.controller_interface.loop_log import LoopLog
 from py_controllers.controllers.pid_controller.dof_pid import DofPid
 from py_controllers.hardware_interface.handle import CommandInterface, StateInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
@@ -313,7 +314,7 @@ class PidController(ChainableControllerInterface):
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         reference = self.reference_box.get()
         if reference is None or reference is self._last_reference:
-            return ReturnType.OK
+            return RETURN_OK
         self._last_reference = reference
         values, values_dot = reference
         refs = self.reference_interfaces
@@ -327,7 +328,7 @@ class PidController(ChainableControllerInterface):
                     value_dot = values_dot[i]
                     if value_dot == value_dot:
                         refs[n + i].value = value_dot
-        return ReturnType.OK
+        return RETURN_OK
 
     def _refresh_parameters_rt(self, now_ns: int) -> None:
         """Apply a new parameter snapshot (loop side; only when one was accepted)."""
@@ -395,7 +396,7 @@ class PidController(ChainableControllerInterface):
                 commands[i].value = output
 
         self._publish_state_rt(time.nanoseconds, dt_s)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_state_rt(self, now_ns: int, dt_s: float) -> None:
         n = self.n

@@ -41,6 +41,7 @@ from py_controllers.controllers.sensor_broadcasters.battery_state import (
     BatterySpec,
     BatteryStates,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -157,4 +158,4 @@ class BatteryStateBroadcaster(ControllerInterface):
             else:
                 self._states.update_total(raw, total)
             total_rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

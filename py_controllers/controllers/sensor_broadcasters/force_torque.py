@@ -36,6 +36,7 @@ from py_controllers.controller_interface.controller_interface import (
 )
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.hardware_interface.handle import StateInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.overrides import given_names
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
@@ -150,4 +151,4 @@ class ForceTorqueSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerIn
             self._force[:] = values[:3]
             self._torque[:] = values[3:6]
             rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

@@ -31,6 +31,7 @@ from py_controllers.controllers.sensor_broadcasters.common import (
     SensorBroadcasterMixin,
     SensorMessagePublisher,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.semantic_components import GPSSensor
 
 
@@ -60,4 +61,4 @@ class GPSSensorBroadcaster(SensorBroadcasterMixin, ControllerInterface):
 
     def update(self, time: Any, period: Any) -> ReturnType:
         self._out.publish_rt(time.nanoseconds)
-        return ReturnType.OK
+        return RETURN_OK

@@ -34,6 +34,7 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
 from py_controllers.controllers.sensor_broadcasters.imu_transform import ImuRotation
 from py_controllers.hardware_interface.handle import StateInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
@@ -93,4 +94,4 @@ class IMUSensorBroadcaster(SensorBroadcasterMixin, ChainableControllerInterface)
             for view, first in self._views:
                 view[:] = values[first : first + view.shape[0]]
             rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

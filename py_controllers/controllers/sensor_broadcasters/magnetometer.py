@@ -22,6 +22,7 @@ from py_controllers.controllers.sensor_broadcasters.common import (
     SensorBroadcasterMixin,
     SensorMessagePublisher,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.semantic_components import MagneticFieldSensor
 
 
@@ -46,4 +47,4 @@ class MagnetometerBroadcaster(SensorBroadcasterMixin, ControllerInterface):
 
     def update(self, time: Any, period: Any) -> ReturnType:
         self._out.publish_rt(time.nanoseconds)
-        return ReturnType.OK
+        return RETURN_OK

@@ -24,6 +24,7 @@ from py_controllers.controller_interface.controller_interface import (
     ReturnType,
 )
 from py_controllers.controllers.sensor_broadcasters.common import SensorBroadcasterMixin
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.realtime_tools.serialized_message import SerializedMessage
 from py_controllers.ros_conversions import set_stamp
@@ -90,12 +91,12 @@ class PoseBroadcaster(SensorBroadcasterMixin, ControllerInterface):
             rt.unlock_and_publish()
         if not is_pose_valid(values):
             self._report_invalid_rt(values, now_ns)
-            return ReturnType.OK
+            return RETURN_OK
         tf_rt = self._tf_rt
         if tf_rt is not None and tf_rt.trylock():
             _write_pose_rt(self._tf_fields, now_ns, values)
             tf_rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK
 
     def _report_invalid_rt(self, values: list[float], now_ns: int) -> None:
         """Count an invalid pose; wake the executor to log it at most once a second."""

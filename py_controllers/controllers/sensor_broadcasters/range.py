@@ -26,6 +26,7 @@ from py_controllers.controllers.sensor_broadcasters.common import (
     SensorBroadcasterMixin,
     SensorMessagePublisher,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.semantic_components import RangeSensor
 from py_controllers.semantic_components.range_sensor import to_float32
 
@@ -60,4 +61,4 @@ class RangeSensorBroadcaster(SensorBroadcasterMixin, ControllerInterface):
 
     def update(self, time: Any, period: Any) -> ReturnType:
         self._out.publish_rt(time.nanoseconds)
-        return ReturnType.OK
+        return RETURN_OK

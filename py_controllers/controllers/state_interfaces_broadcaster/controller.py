@@ -27,6 +27,7 @@ from py_controllers.controller_interface.controller_interface import (
     InterfaceConfiguration,
     ReturnType,
 )
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimePublisher
 from py_controllers.ros_conversions import HandleCopies, bind_array, set_stamp
@@ -78,4 +79,4 @@ class StateInterfacesBroadcaster(ControllerInterface):
             set_stamp(rt.msg.header.stamp, time.nanoseconds)
             self._copies.copy_rt()
             rt.unlock_and_publish()
-        return ReturnType.OK
+        return RETURN_OK

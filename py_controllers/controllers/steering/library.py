@@ -59,6 +59,7 @@ from py_controllers.controllers.diff_drive.twist_stamp import TwistStampCheck
 from py_controllers.controllers.steering.kinematics import Configuration
 from py_controllers.controllers.steering.steering_odometry import Geometry, SteeringOdometry
 from py_controllers.hardware_interface.handle import CommandInterface
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.ros_conversions import set_stamp
@@ -243,16 +244,16 @@ class SteeringControllersLibrary(ChainableControllerInterface):
     def update_reference_from_subscribers(self, time: Any, period: Any) -> ReturnType:
         reference = self.reference_box.get()
         if reference is None or reference is self._used_once:
-            return ReturnType.OK
+            return RETURN_OK
         linear, angular, stamp_ns = reference
         timeout_ns = round(self.parameters.params.reference_timeout * 1e9)
         if timeout_ns == 0:
             self._used_once = reference  # a reference counts for one cycle only
         elif time.nanoseconds - stamp_ns > timeout_ns:
-            return ReturnType.OK  # timed out: the references stay NaN (traction 0)
+            return RETURN_OK  # timed out: the references stay NaN (traction 0)
         self.reference_interfaces[0].value = linear
         self.reference_interfaces[1].value = angular
-        return ReturnType.OK
+        return RETURN_OK
 
     def update_and_write_commands(self, time: Any, period: Any) -> ReturnType:
         params = self.parameters.params
@@ -294,7 +295,7 @@ class SteeringControllersLibrary(ChainableControllerInterface):
         self._publish_rt(time.nanoseconds, params)
         self.reference_interfaces[0].value = _NAN
         self.reference_interfaces[1].value = _NAN
-        return ReturnType.OK
+        return RETURN_OK
 
     def _update_odometry_rt(self, p: Any, linear: float, angular: float, dt: float) -> None:
         odom = self.odometry

@@ -47,6 +47,7 @@ from py_controllers.controllers.tricycle.kinematics import (
     twist_to_ackermann,
 )
 from py_controllers.controllers.tricycle.limiters import SteeringLimiter, TractionLimiter
+from py_controllers.hardware_interface.types import RETURN_OK
 from py_controllers.parameters.controller_parameters import ControllerParameters
 from py_controllers.realtime_tools import RealtimeBox, RealtimePublisher
 from py_controllers.tf_publisher import create_tf_publisher
@@ -216,7 +217,7 @@ class TricycleController(ControllerInterface):
             drive.steering_angle = min(max(alpha, -_FLOAT32_MAX), _FLOAT32_MAX)
             self._ackermann_rt.unlock_and_publish()
         traction.value, steering.value = ws, alpha
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_rt(self, now_ns: int) -> None:
         odom = self.odometry

@@ -55,7 +55,12 @@ from py_controllers.hardware.servo_bus.servo_params import (
 from py_controllers.hardware.servo_bus.sim_progress import SimProgress
 from py_controllers.hardware.simulated_component import OneCommandPerJoint
 from py_controllers.hardware_interface.hardware_component import SystemInterface
-from py_controllers.hardware_interface.types import CallbackReturn, LifecycleStateId, ReturnType
+from py_controllers.hardware_interface.types import (
+    RETURN_OK,
+    CallbackReturn,
+    LifecycleStateId,
+    ReturnType,
+)
 
 # the hold fails when the bus made no progress for this long: a servo that does not answer
 # fails a round within the SDK's own timeouts (about 0.1 s); this only guards against a hung
@@ -326,7 +331,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
     def read(self, time: Any, period: Any) -> ReturnType:
         if self.params.use_dummy:
             self._dummy_step(period)
-            return ReturnType.OK
+            return RETURN_OK
         worker = self._worker
         if worker is None or worker.failed:
             if not self._reported_failure:
@@ -337,7 +342,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         if self._stepped:
             worker.step(self.lockstep_wait_s)  # one round, one step of the servos, per cycle
         self._publish_sample(worker.sample)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _publish_sample(self, sample: Sample | None) -> None:
         if sample is None:
@@ -358,7 +363,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
         """The claimed commands as raw goals for the bus thread."""
         worker = self._worker
         if not self._active or worker is None:
-            return ReturnType.OK
+            return RETURN_OK
         goals = Goals()
         for i, kind in enumerate(self._claimed):
             if kind is None:
@@ -369,7 +374,7 @@ class ServoBusSystem(OneCommandPerJoint, SystemInterface):
             s = self._servos[i]
             goals.by_kind.setdefault(kind, {})[s.id] = self._raw_goal(s, kind, value)
         worker.set_goals(goals)
-        return ReturnType.OK
+        return RETURN_OK
 
     def _raw_goal(self, s: Servo, kind: str, value: float) -> int:
         t, m = s.transform, s.model
