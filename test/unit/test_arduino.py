@@ -195,6 +195,12 @@ def wait_for(predicate, timeout_s: float = 5.0) -> bool:
     return predicate()
 
 
+def fed(hw, predicate):
+    """`predicate` after a write() of the component's commands, which keeps the board's
+    motors going as a control loop's writes do."""
+    return lambda: hw.write(None, None) == ReturnType.OK and predicate()
+
+
 def test_component_drives_the_wheels_and_reads_them_back(board):
     managed = arduino_component(board.device, pid_p=30, pid_d=10, pid_i=1, pid_o=40)
     hw = managed.component
@@ -205,11 +211,17 @@ def test_component_drives_the_wheels_and_reads_them_back(board):
     hw.set_command('right_wheel_joint/velocity', -math.pi)
     assert hw.write(None, None) == ReturnType.OK
     assert wait_for(lambda: board.firmware.targets == [33, -17])
-    assert wait_for(lambda: board.firmware.encoder_counts()[0] > 200)
+    # from here each wait writes the commands again, as the loop does every cycle: the
+    # firmware stops the motors 2 s after the last motor command, and on a busy host the
+    # steps below took longer than that (h21, two busy loops: the encoder stood still)
+    assert wait_for(fed(hw, lambda: board.firmware.encoder_counts()[0] > 200))
     assert wait_for(
-        lambda: (
-            hw.read(None, None) == ReturnType.OK
-            and hw.get_state('left_wheel_joint/position') > 200 * 2 * math.pi / COUNTS_PER_REV
+        fed(
+            hw,
+            lambda: (
+                hw.read(None, None) == ReturnType.OK
+                and hw.get_state('left_wheel_joint/position') > 200 * 2 * math.pi / COUNTS_PER_REV
+            ),
         )
     )
     # a velocity from host timestamps: the median of a few reads, so that one round delayed
@@ -217,7 +229,7 @@ def test_component_drives_the_wheels_and_reads_them_back(board):
     readings = []
     for _ in range(15):
         counts = board.firmware.encoder_counts()[0]
-        assert wait_for(lambda c=counts: board.firmware.encoder_counts()[0] >= c + 33)  # a frame
+        assert wait_for(fed(hw, lambda c=counts: board.firmware.encoder_counts()[0] >= c + 33))
         assert hw.read(None, None) == ReturnType.OK
         readings.append(hw.get_state('left_wheel_joint/velocity'))
     left_velocity = statistics.median(readings)
