@@ -82,7 +82,7 @@ class LoopClock:
         self._own: Callable[[], int] = (
             time.monotonic_ns if self.clock_type == ClockType.STEADY_TIME else time.time_ns
         )
-        self._jumps: JumpHandle | None = None
+        self._jumps: JumpHandle | None = None  # kept: the registration lives as long as it
         self._overridden = False
         if self.clock_type == ClockType.ROS_TIME:
             # registered before reading the state, so a switch in between is not missed
@@ -105,9 +105,3 @@ class LoopClock:
         if self._overridden:
             return self.clock.now().nanoseconds
         return self._own()
-
-    def close(self) -> None:
-        """Stop following the clock (its jump callback is removed)."""
-        if self._jumps is not None:
-            self._jumps.unregister()
-            self._jumps = None

@@ -135,7 +135,6 @@ def test_the_loop_clock_reads_system_time_until_ros_time_takes_over_and_after_it
         node.set_parameters([Parameter('use_sim_time', value=False)])
         before = time.time_ns()
         assert before <= loop_clock.now_ns() <= time.time_ns()
-        loop_clock.close()
 
         steady = LoopClock(Clock(clock_type=ClockType.STEADY_TIME))
         before = time.monotonic_ns()

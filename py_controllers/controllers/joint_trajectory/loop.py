@@ -126,7 +126,6 @@ class TrajectoryLoop:
             ],
             dtype=bool,
         )
-        self._any_continuous = bool(self._continuous.any())
         self._continuous_indices = [int(i) for i in np.flatnonzero(self._continuous)]
         self._ff_scale = [
             float(params.gains[self.joints[j]].ff_velocity_scale) for j in self._cmd_index
@@ -307,7 +306,7 @@ class TrajectoryLoop:
 
         err_pos = self._err_pos
         np.subtract(desired.positions, self._cur_pos, out=err_pos)
-        if self._any_continuous:  # joint by joint: a few joints cost less than numpy's masks
+        if self._continuous_indices:  # joint by joint: a few joints cost less than numpy's masks
             measured, wanted = self._cur_pos.tolist(), desired.positions.tolist()
             for j in self._continuous_indices:
                 err_pos[j] = shortest_angular_distance(measured[j], wanted[j])
