@@ -201,6 +201,22 @@ def fed(hw, predicate):
     return lambda: hw.write(None, None) == ReturnType.OK and predicate()
 
 
+DRIVE_WAIT_S = 30.0
+"""How long a wait for the wheels to move may take: three threads of this process (the test,
+the component's I/O, the simulated board) hand each round over between them, and on a host
+with two busy loops beside the suite a wait of 5 s once ran out (h25)."""
+
+
+def drive_report(hw, board) -> str:
+    """What the I/O thread and the board were doing, for a failed wait."""
+    worker, fw = hw._worker, board.firmware
+    return (
+        f'I/O rounds {worker.rounds}, failed {worker.failed}, errors in a row '
+        f'{worker.consecutive_errors}, its targets {worker.targets}; board targets {fw.targets}, '
+        f'auto stops {fw.auto_stops}, counts {fw.encoder_counts()}, commands {fw.commands}'
+    )
+
+
 def test_component_drives_the_wheels_and_reads_them_back(board):
     managed = arduino_component(board.device, pid_p=30, pid_d=10, pid_i=1, pid_o=40)
     hw = managed.component
@@ -214,7 +230,9 @@ def test_component_drives_the_wheels_and_reads_them_back(board):
     # from here each wait writes the commands again, as the loop does every cycle: the
     # firmware stops the motors 2 s after the last motor command, and on a busy host the
     # steps below took longer than that (h21, two busy loops: the encoder stood still)
-    assert wait_for(fed(hw, lambda: board.firmware.encoder_counts()[0] > 200))
+    assert wait_for(fed(hw, lambda: board.firmware.encoder_counts()[0] > 200), DRIVE_WAIT_S), (
+        drive_report(hw, board)
+    )
     assert wait_for(
         fed(
             hw,
@@ -222,14 +240,17 @@ def test_component_drives_the_wheels_and_reads_them_back(board):
                 hw.read(None, None) == ReturnType.OK
                 and hw.get_state('left_wheel_joint/position') > 200 * 2 * math.pi / COUNTS_PER_REV
             ),
-        )
-    )
+        ),
+        DRIVE_WAIT_S,
+    ), drive_report(hw, board)
     # a velocity from host timestamps: the median of a few reads, so that one round delayed
     # by a busy host does not decide it
     readings = []
     for _ in range(15):
         counts = board.firmware.encoder_counts()[0]
-        assert wait_for(fed(hw, lambda c=counts: board.firmware.encoder_counts()[0] >= c + 33))
+        assert wait_for(
+            fed(hw, lambda c=counts: board.firmware.encoder_counts()[0] >= c + 33), DRIVE_WAIT_S
+        ), drive_report(hw, board)
         assert hw.read(None, None) == ReturnType.OK
         readings.append(hw.get_state('left_wheel_joint/velocity'))
     left_velocity = statistics.median(readings)
