@@ -103,7 +103,7 @@ def count(cycles: int, env: dict[str, str] | None = None) -> list[int]:
     thread), from a child process under callgrind; raises RuntimeError with valgrind's last
     words when no attempt counted."""
     failures = []
-    for _ in range(ATTEMPTS):
+    for attempt in range(1, ATTEMPTS + 1):
         with tempfile.TemporaryDirectory() as folder:
             done = subprocess.run(
                 [
@@ -131,7 +131,7 @@ def count(cycles: int, env: dict[str, str] | None = None) -> list[int]:
             if done.returncode == 0 and totals:
                 return totals
             why = f'exit {done.returncode}, {len(totals)} threads counted'
-            print(f'  (callgrind run failed: {why}; trying again)', file=sys.stderr)
+            print(f'  (callgrind run {attempt} of {ATTEMPTS} failed: {why})', file=sys.stderr)
             failures.append(f'{why}:\n{done.stderr[-2000:]}')
     raise RuntimeError('no callgrind run counted:\n' + '\n'.join(failures))
 
