@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -241,18 +242,27 @@ class SteppedManager:
         period = LoopDuration(self.period_ns)
         trace = []
         simulation = self.manager.rm.simulation_clock if loop.use_sim_time else None
-        for _ in range(cycles):
-            with lock:
-                if simulation is None:
-                    self.now_ns += self.period_ns
-                    loop.cycle(LoopTime(self.now_ns, ClockType.SYSTEM_TIME), period, self.now_ns)
-                else:
-                    loop.simulated_cycle(simulation, period)
-                    self.now_ns = simulation()
-            if sent:
-                assert realtime_publisher.drain(GUARD_S), 'the publishing thread is stuck'
-            if record is not None:
-                trace.append(self.state(record))
+        # as in the loop's thread: what a cycle publishes goes to the publishing thread once
+        # the cycle has ended, not while it runs
+        realtime_publisher.defer_in_thread(threading.get_ident())
+        try:
+            for _ in range(cycles):
+                with lock:
+                    if simulation is None:
+                        self.now_ns += self.period_ns
+                        loop.cycle(
+                            LoopTime(self.now_ns, ClockType.SYSTEM_TIME), period, self.now_ns
+                        )
+                    else:
+                        loop.simulated_cycle(simulation, period)
+                        self.now_ns = simulation()
+                realtime_publisher.flush_deferred()
+                if sent:
+                    assert realtime_publisher.drain(GUARD_S), 'the publishing thread is stuck'
+                if record is not None:
+                    trace.append(self.state(record))
+        finally:
+            realtime_publisher.defer_in_thread(None)
         return trace
 
     def catch_up_with_clock(self) -> int:
