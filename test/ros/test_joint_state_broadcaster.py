@@ -11,6 +11,7 @@ import pytest
 from control_msgs.msg import DynamicJointState
 from sensor_msgs.msg import JointState
 
+from py_controllers.realtime_tools import realtime_publisher
 from py_controllers.testing import RosHarness, SteppedManager
 
 
@@ -164,6 +165,50 @@ def test_values_and_stamp_arrive_on_both_topics(tmp_path):
             {'position': 5.0},
         ]
         assert dyn.header.stamp.sec == js.header.stamp.sec
+    finally:
+        cm.shutdown()
+        harness.close()
+
+
+def test_a_stepped_cycle_hands_its_messages_over_once_it_has_ended(tmp_path):
+    """SteppedManager publishes as the loop's thread does: the messages a cycle fills wait
+    until the cycle has ended (a publishing thread woken mid-cycle would take the interpreter
+    whenever the cycle releases it, and a stepped cycle would not cost what the loop's does)."""
+    params_file = tmp_path / 'jsb.yaml'
+    params_file.write_text(
+        'controller_manager:\n  ros__parameters:\n    update_rate: 100\n'
+        '    jsb: {type: joint_state_broadcaster/JointStateBroadcaster}\n'
+        'jsb:\n  ros__parameters:\n    use_local_topics: true\n'
+    )
+    harness = RosHarness('jsb_handover', args=['--ros-args', '--params-file', str(params_file)])
+    cm = SteppedManager(harness, URDF)
+    try:
+        joint_states = harness.subscribe(JointState, '/jsb/joint_states')
+        dynamic = harness.subscribe(DynamicJointState, '/jsb/dynamic_joint_states')
+        cm.start('jsb')
+        assert cm.run_until(lambda: bool(joint_states) and bool(dynamic))  # both heard
+        jsb = cm.manager.controllers['jsb'].controller
+        publishers = (jsb._joint_rt, jsb._dynamic_rt)
+        cm.step(sent=True)
+        before = [rt.published for rt in publishers]
+        loop = cm.node.loop
+        cycle = loop.cycle
+        sent_during_cycle = []
+
+        def cycle_then_look(*args):
+            result = cycle(*args)
+            # whatever was handed to the publishing thread so far is sent once this returns
+            assert realtime_publisher.drain(10.0)
+            sent_during_cycle.append([rt.published for rt in publishers])
+            return result
+
+        loop.cycle = cycle_then_look
+        try:
+            cm.step(sent=True)
+        finally:
+            del loop.cycle
+        assert sent_during_cycle == [before]  # held while the cycle ran
+        assert [rt.published for rt in publishers] == [n + 1 for n in before]  # sent after it
     finally:
         cm.shutdown()
         harness.close()
