@@ -114,17 +114,23 @@ def test_extra_joints_are_appended_once_unless_already_a_prefix(states):
     assert states('with_extra') == ['alpha', 'mid', 'zeta', 'extra', 'other']
 
 
-def test_values_and_stamp_arrive_on_both_topics(tmp_path):
-    """The numbers the loop writes reach a subscriber over DDS: NaN where a joint lacks the
-    interface in /joint_states, every interface of every prefix in /dynamic_joint_states."""
+def _stepped_jsb(tmp_path, name, more_params=''):
+    """A stepped manager with one broadcaster `jsb` on local topics (`more_params`: more of
+    its parameters, YAML lines); (harness, manager)."""
     params_file = tmp_path / 'jsb.yaml'
     params_file.write_text(
         'controller_manager:\n  ros__parameters:\n    update_rate: 100\n'
         '    jsb: {type: joint_state_broadcaster/JointStateBroadcaster}\n'
-        'jsb:\n  ros__parameters:\n    use_local_topics: true\n    use_urdf_to_filter: false\n'
+        'jsb:\n  ros__parameters:\n    use_local_topics: true\n' + more_params
     )
-    harness = RosHarness('jsb_values', args=['--ros-args', '--params-file', str(params_file)])
-    cm = SteppedManager(harness, URDF, start_ns=5_000_000_000)
+    harness = RosHarness(name, args=['--ros-args', '--params-file', str(params_file)])
+    return harness, SteppedManager(harness, URDF, start_ns=5_000_000_000)
+
+
+def test_values_and_stamp_arrive_on_both_topics(tmp_path):
+    """The numbers the loop writes reach a subscriber over DDS: NaN where a joint lacks the
+    interface in /joint_states, every interface of every prefix in /dynamic_joint_states."""
+    harness, cm = _stepped_jsb(tmp_path, 'jsb_values', '    use_urdf_to_filter: false\n')
     try:
         joint_states = harness.subscribe(JointState, '/jsb/joint_states')
         dynamic = harness.subscribe(DynamicJointState, '/jsb/dynamic_joint_states')
@@ -174,14 +180,7 @@ def test_a_stepped_cycle_hands_its_messages_over_once_it_has_ended(tmp_path):
     """SteppedManager publishes as the loop's thread does: the messages a cycle fills wait
     until the cycle has ended (a publishing thread woken mid-cycle would take the interpreter
     whenever the cycle releases it, and a stepped cycle would not cost what the loop's does)."""
-    params_file = tmp_path / 'jsb.yaml'
-    params_file.write_text(
-        'controller_manager:\n  ros__parameters:\n    update_rate: 100\n'
-        '    jsb: {type: joint_state_broadcaster/JointStateBroadcaster}\n'
-        'jsb:\n  ros__parameters:\n    use_local_topics: true\n'
-    )
-    harness = RosHarness('jsb_handover', args=['--ros-args', '--params-file', str(params_file)])
-    cm = SteppedManager(harness, URDF)
+    harness, cm = _stepped_jsb(tmp_path, 'jsb_handover')
     try:
         joint_states = harness.subscribe(JointState, '/jsb/joint_states')
         dynamic = harness.subscribe(DynamicJointState, '/jsb/dynamic_joint_states')
