@@ -207,8 +207,7 @@ class ResourceManager(HardwareIO):
         """Mark `name` busy: the loop skips it, its interfaces are unavailable (caller holds
         the cycle lock, so no read()/write() of it is under way when this returns)."""
         managed = self.components[name]
-        managed.busy = True
-        self.owed_stops.pop(name, None)  # leaving ACTIVE ends its modes; entering starts none
+        managed.busy = True  # what it owes stays owed: its modes outlast the transition
         self._refresh_loop_lists()
         return managed
 
@@ -421,16 +420,17 @@ class ResourceManager(HardwareIO):
 
     def retry_owed_stops(self) -> list[str]:
         """The loop's part (cycle lock held): each active component asked again to stop
-        what it refused to; the names of the components that accepted now."""
+        what it refused to; one that is not active (or busy) owes it until it is again, as
+        its modes outlast a deactivation. The names of the components that accepted now."""
         if not self.owed_stops:
             return []
         accepted = []
         for name, owed in list(self.owed_stops.items()):
             managed = self.components[name]
             owed.difference_update(self.claimed)  # claimed again: the switch started them
-            if managed.busy or managed.state != S.ACTIVE or not owed:
+            if not owed:
                 self.owed_stops.pop(name, None)
-            else:
+            elif not managed.busy and managed.state == S.ACTIVE:
                 asked = sorted(owed)
                 self.stop_modes(asked, quiet=True)
                 if name not in self.owed_stops:

@@ -124,6 +124,28 @@ def test_an_owed_stop_ends_when_the_interfaces_are_claimed_again_or_the_hardware
     count += 2  # the switch's perform, then the release's
     assert rm.owed_stops == {'Base': set(WHEELS)} and len(refused) == count
     ok, _ = model.cm.set_hardware_component_state('Base', S.INACTIVE, timeout_s=10.0)
-    assert ok and rm.owed_stops == {}  # leaving ACTIVE ends its modes
+    assert ok and rm.owed_stops == {'Base': set(WHEELS)}  # owed until it is active again
     model.step()
     assert len(refused) == count and check_invariants(model.cm, model.recorder) == []
+
+
+def test_an_owed_stop_outlasts_a_deactivation_of_the_hardware(model):
+    # the long search (seed 2510690881): 'Arm' going inactive took c0 out, refused to stop
+    # a1/position, and was forgotten as owing it; activated again, its joint was still in
+    # position mode with nobody claiming it, and nothing asked it again
+    model._load('c0', ['a1/position'], [], configure=True)
+    assert model.cm.switch_controller(['c0'], [], 1)[0]
+    model.step()
+    rm, arm = model.cm.rm, model.cm.rm.components['Arm'].component
+    refused = refusing_stops(arm, 1)
+    ok, _ = model.cm.set_hardware_component_state('Arm', S.INACTIVE, timeout_s=10.0)
+    assert ok and not model.cm.is_running('c0') and refused == [['a1/position']]
+    for _ in range(3):  # not asked while inactive: its mode outlasts the deactivation
+        model.step()
+        assert rm.owed_stops == {'Arm': {'a1/position'}} and len(refused) == 1
+        assert arm.command_modes()['a1/position']
+    ok, _ = model.cm.set_hardware_component_state('Arm', S.ACTIVE, timeout_s=10.0)
+    assert ok
+    model.step()  # active again: asked again, and accepted
+    assert rm.owed_stops == {} and not arm.command_modes()['a1/position']
+    assert check_invariants(model.cm, model.recorder) == []
