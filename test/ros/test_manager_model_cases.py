@@ -102,7 +102,7 @@ def test_a_mode_stop_the_hardware_refuses_is_owed_and_asked_again_each_cycle(mod
     assert check_invariants(model.cm, model.recorder) == []
 
 
-def test_an_owed_stop_ends_when_the_interfaces_are_claimed_again_or_the_hardware_stops(model):
+def test_an_owed_stop_ends_when_the_interfaces_are_claimed_again_not_when_the_hardware_stops(model):
     model._load('c0', WHEELS, [], configure=True)
     model._load('c1', WHEELS, [], configure=True)
     assert model.cm.switch_controller(['c0'], [], 1)[0]
