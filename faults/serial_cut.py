@@ -54,8 +54,9 @@ def idle_targets(robot: Robot, board: PtyFirmware, seconds: float) -> list[list[
     seen = []
     end = time.monotonic() + seconds
     while time.monotonic() < end:
-        if any(board.firmware.targets):
-            seen.append(list(board.firmware.targets))
+        targets = board.state().targets
+        if any(targets):
+            seen.append(targets)
         robot.spin(0.02)
     return seen
 

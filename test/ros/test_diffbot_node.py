@@ -134,8 +134,8 @@ def arduino_urdf(device: str) -> str:
             'enc_counts_per_rev': COUNTS_PER_REV,
             'loop_rate': LOOP_RATE,
             'startup_delay_s': 0,
-            # the board is a thread of this test process: on a loaded host it can miss a
-            # 50 ms reply (three in a row failed the board on the CI); a second is upstream's
+            # on a loaded host a 50 ms reply can come late (three in a row failed the board on
+            # the CI); a second is upstream's
             'timeout_ms': 1000,
             'max_consecutive_errors': 3,
             'left_wheel_name': 'left_wheel_joint',
@@ -170,23 +170,23 @@ def test_arduino_base_through_a_pty_survives_unplugging(tmp_path):
 
             # 0.2 m/s on 5 cm wheels is 4 rad/s: 4 * 1000 / (2 pi * 30) = 21 ticks per frame
             driver.twist = (0.2, 0.0)
-            assert ros.spin_until(lambda: board.firmware.targets == [21, 21]), manager.output()
+            assert ros.spin_until(lambda: board.state().targets == [21, 21]), manager.output()
             assert ros.spin_until(lambda: bool(odom) and x_of(odom[-1]) > 0.1), manager.output()
             # Stopped, the odometry comes to rest where the board's encoders say the wheels
-            # went: the whole chain from counts to metres, with no clock in it (the board is
-            # a thread of this process: on a loaded host its replies come in bunches, so a
-            # speed over stamps read 0.15 and 0.33 against 0.2)
+            # went: the whole chain from counts to metres, with no clock in it (on a loaded
+            # host the board's replies come in bunches, so a speed over stamps read 0.15 and
+            # 0.33 against 0.2)
             driver.twist = (0.0, 0.0)
-            assert ros.spin_until(lambda: board.firmware.targets == [0, 0]), manager.output()
-            left, right = board.firmware.encoder_counts()
+            assert ros.spin_until(lambda: board.state().targets == [0, 0]), manager.output()
+            left, right = board.state().encoder_counts()
             travelled = (left + right) / 2 / COUNTS_PER_REV * 2 * math.pi * WHEEL_RADIUS
             assert travelled > 0.1
             assert ros.spin_until(lambda: x_of(odom[-1]) == pytest.approx(travelled, rel=1e-3)), (
                 f'odometry x {x_of(odom[-1])} m, encoders {travelled} m'
             )
-            assert board.firmware.encoder_counts() == (left, right)  # the wheels had stopped
+            assert board.state().encoder_counts() == (left, right)  # the wheels had stopped
             driver.twist = (0.2, 0.0)
-            assert ros.spin_until(lambda: board.firmware.targets == [21, 21]), manager.output()
+            assert ros.spin_until(lambda: board.state().targets == [21, 21]), manager.output()
 
             board.unplug()
             assert ros.spin_until(lambda: states(cm)['diff_drive_controller'] == 'inactive')
@@ -202,7 +202,7 @@ def test_arduino_base_through_a_pty_survives_unplugging(tmp_path):
             assert cm.set_hardware_component_state('DiffBot', 'active') == (True, 'active')
             ok, message = cm.switch_controllers(['diff_drive_controller'], [])
             assert ok, message + manager.output()
-            assert ros.spin_until(lambda: board.firmware.targets == [21, 21]), manager.output()
+            assert ros.spin_until(lambda: board.state().targets == [21, 21]), manager.output()
             driver.twist = None
             assert manager.alive
     finally:
