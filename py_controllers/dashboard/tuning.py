@@ -13,6 +13,10 @@ import math
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
+
+import numpy as np
 
 Sample = tuple[float, Mapping[str, float]]
 Point = tuple[float, float]
@@ -52,10 +56,7 @@ def window(samples: Sequence[Sample], now: float, window_s: float) -> list[Sampl
 
 def names_of(samples: Iterable[Sample]) -> list[str]:
     """Every signal name in `samples`, in the order first seen."""
-    seen: dict[str, None] = {}
-    for _, values in samples:
-        seen.update(dict.fromkeys(values))
-    return list(seen)
+    return list(dict.fromkeys(chain.from_iterable(values for _, values in samples)))
 
 
 def series(samples: Iterable[Sample], name: str) -> list[Point]:
@@ -73,34 +74,67 @@ def downsample(points: Sequence[Point], max_points: int) -> list[Point]:
     run gives its lowest and highest point, in time order, so a one-sample spike survives;
     the newest point ends the line, so a live chart's last value is the latest one (not the
     extreme of the last run). Fewer points pass unchanged."""
+    kept = downsampled_indices(np.array([v for _, v in points], dtype=float), max_points)
+    return [points[i] for i in kept.tolist()]
+
+
+def downsampled_indices(values: np.ndarray, max_points: int) -> np.ndarray:
+    """The indices of `values` that `downsample` keeps, in order (each run's first lowest
+    and first highest value, then the newest), found for every run at once."""
     if max_points < 3:
         raise ValueError('downsample needs max_points >= 3')
-    n = len(points)
+    n = len(values)
     if n <= max_points:
-        return list(points)
+        return np.arange(n)
     runs, older = (max_points - 1) // 2, n - 1
-    out: list[Point] = []
-    for k in range(runs):
-        run = points[k * older // runs : (k + 1) * older // runs]
-        lo = min(range(len(run)), key=lambda i: run[i][1])
-        hi = max(range(len(run)), key=lambda i: run[i][1])
-        out.extend(run[i] for i in sorted({lo, hi}))
-    out.append(points[-1])
-    return out
+    starts = np.arange(runs) * older // runs
+    lengths = np.arange(1, runs + 1) * older // runs - starts
+    offsets = np.arange(int(lengths.max()))
+    # one row per run, a shorter run padded with its own first value (which cannot move
+    # the first lowest or highest: it comes earlier in the row)
+    rows = starts[:, None] + np.where(offsets < lengths[:, None], offsets, 0)
+    table = values[rows]
+    lows, highs = starts + table.argmin(axis=1), starts + table.argmax(axis=1)
+    pairs = np.stack([np.minimum(lows, highs), np.maximum(lows, highs)], axis=1)
+    distinct = np.stack([np.ones(runs, dtype=bool), lows != highs], axis=1)
+    return np.append(pairs[distinct], n - 1)
 
 
 def chart_data(
     samples: Sequence[Sample], names: Sequence[str], now: float, max_points: int
 ) -> dict[str, list[list[float]]]:
-    """Each signal of `names` as chart points [[seconds before now, value], ...],
-    downsampled to `max_points`."""
-    return {
-        name: [[round(t - now, 3), v] for t, v in downsample(series(samples, name), max_points)]
-        for name in names
-    }
+    """Each signal of `names` as chart points [[seconds before now, value], ...], its finite
+    values only, downsampled to `max_points`. The values are taken into one table in a
+    single pass (a 60 s window holds thousands of samples, redrawn several times a second)."""
+    if not names:
+        return {}
+    n = len(samples)
+    ago = np.fromiter((t for t, _ in samples), dtype=float, count=n) - now
+    values = chain.from_iterable(_rows(samples, names))
+    table = np.fromiter(values, dtype=float, count=n * len(names)).reshape(n, len(names))
+    out = {}
+    for column, name in zip(table.T, names):
+        finite = np.isfinite(column)
+        ts, vs = ago[finite], column[finite]
+        kept = downsampled_indices(vs, max_points)
+        out[name] = np.column_stack((np.round(ts[kept], 3), vs[kept])).tolist()
+    return out
 
 
-def band(points: Sequence[Point], half_width: float) -> tuple[list[Point], list[Point]]:
+def _rows(samples: Sequence[Sample], names: Sequence[str]) -> list[Sequence[float]]:
+    """Each sample's values of `names` (NaN for a name it does not have)."""
+    if len(names) == 1:
+        return [(values.get(names[0], math.nan),) for _, values in samples]
+    if names:
+        get = itemgetter(*names)
+        try:  # the usual case: every sample of a chart's recorder has every name
+            return [get(values) for _, values in samples]
+        except KeyError:
+            pass
+    return [[values.get(name, math.nan) for name in names] for _, values in samples]
+
+
+def band(points: Sequence[Sequence[float]], half_width: float) -> tuple[list[Point], list[Point]]:
     """The lines `half_width` above and below `points` (a tolerance around a reference)."""
     return (
         [(t, v + half_width) for t, v in points],

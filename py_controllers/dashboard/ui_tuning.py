@@ -17,7 +17,13 @@ from nicegui import ui
 from py_controllers.dashboard import tuning, tuning_bridge, tuning_schema, tuning_signals
 from py_controllers.dashboard.names import controller_node
 from py_controllers.dashboard.tuning_schema import ParameterError, ParamRow
-from py_controllers.dashboard.ui_common import Dashboard, Session, answer_line, line_chart
+from py_controllers.dashboard.ui_common import (
+    Dashboard,
+    Session,
+    answer_line,
+    line_chart,
+    set_series,
+)
 
 WINDOWS_S = (5, 10, 30, 60)
 
@@ -258,6 +264,8 @@ class _TuningView:
             f'{received} messages received, {len(samples)} samples in the window{paused}'
         )
         specs = tuning_signals.charts_for(self.kind or '', tuning.names_of(samples), self.values)
+        signals = list(dict.fromkeys(name for spec in specs for name in spec.signals))
+        lines = tuning.chart_data(samples, signals, now, MAX_POINTS)
         for spec in specs:
             chart = self.charts.get(spec.title)
             if chart is None:
@@ -266,23 +274,12 @@ class _TuningView:
                         f'data-testid=chart-{slug(spec.title)}'
                     )
                 self.charts[spec.title] = chart
-            data = tuning.chart_data(samples, spec.signals, now, MAX_POINTS)
+            data = {name: lines[name] for name in spec.signals}
             if spec.around:
-                points = [(t, v) for t, v in data[spec.around]]
-                upper, lower = tuning.band(points, spec.half_width)
-                data[f'+{spec.half_width:g} tolerance'] = [list(p) for p in upper]
-                data[f'-{spec.half_width:g} tolerance'] = [list(p) for p in lower]
-            chart.options['series'] = [
-                {
-                    'name': n,
-                    'type': 'line',
-                    'showSymbol': False,
-                    'data': d,
-                    **({'lineStyle': {'type': 'dashed'}} if 'tolerance' in n else {}),
-                }
-                for n, d in data.items()
-            ]
-            chart.update()
+                upper, lower = tuning.band(data[spec.around], spec.half_width)
+                data[f'+{spec.half_width:g} tolerance'] = upper
+                data[f'-{spec.half_width:g} tolerance'] = lower
+            set_series(chart, data, dashed={n for n in data if 'tolerance' in n})
 
     # --- the timer ---------------------------------------------------------------------
     async def refresh(self) -> None:

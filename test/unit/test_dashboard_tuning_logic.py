@@ -4,6 +4,8 @@ from importlib.metadata import entry_points
 from types import SimpleNamespace as Msg
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from py_controllers.dashboard.tuning import (
     Recorder,
@@ -86,6 +88,30 @@ def test_downsample_keeps_each_runs_extremes_and_a_spike_and_ends_on_the_newest(
     assert downsample(noisy, 400)[-1] == (999.0, 0.3)
 
 
+def runs_extremes(points, max_points):
+    """downsample's rule written out run by run: the reference its table form must match."""
+    if len(points) <= max_points:
+        return list(points)
+    runs, older = (max_points - 1) // 2, len(points) - 1
+    out = []
+    for k in range(runs):
+        run = points[k * older // runs : (k + 1) * older // runs]
+        lo = min(range(len(run)), key=lambda i: run[i][1])
+        hi = max(range(len(run)), key=lambda i: run[i][1])
+        out.extend(run[i] for i in sorted({lo, hi}))
+    return [*out, points[-1]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from([-1.0, 0.0, 0.5, 2.0]) | st.floats(-1e6, 1e6), max_size=300),
+    st.integers(3, 40),
+)
+def test_downsample_picks_what_the_run_by_run_rule_picks(values, max_points):
+    points = [(float(i), v) for i, v in enumerate(values)]
+    assert downsample(points, max_points) == runs_extremes(points, max_points)
+
+
 def test_downsample_short_series_unchanged_and_bad_size_refused():
     points = [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]
     assert downsample(points, 3) == points
@@ -106,6 +132,14 @@ def test_series_skips_what_cannot_be_drawn_and_chart_data_is_relative_to_now():
         'a': [[-4.0, 1.0], [-1.0, 4.0]],
         'b': [[-3.0, 5.0]],
     }
+    # every sample with every name (taken in one pass), and a name alone
+    full = [(1.0, {'a': 1.0, 'b': 2.0}), (2.0, {'a': float('nan'), 'b': 3.0})]
+    assert chart_data(full, ['b', 'a'], now=2.5, max_points=10) == {
+        'b': [[-1.5, 2.0], [-0.5, 3.0]],
+        'a': [[-1.5, 1.0]],
+    }
+    assert chart_data(full, ['b'], now=2.0, max_points=10) == {'b': [[-1.0, 2.0], [0.0, 3.0]]}
+    assert chart_data(full, [], now=2.0, max_points=10) == {}
 
 
 def test_band_is_the_tolerance_around_the_reference():
