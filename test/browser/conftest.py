@@ -24,6 +24,19 @@ def pytest_collection_modifyitems(items):
                 item.add_marker(skip)
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed test that used the dashboard gets the end of what the dashboard logged in
+    its report: a page that stops updating says nothing of why on the page itself."""
+    outcome = yield
+    report = outcome.get_result()
+    dash = getattr(item, 'funcargs', {}).get('dashboard')
+    if report.when == 'call' and report.failed and isinstance(dash, DashboardProcess):
+        report.sections.append(
+            ('dashboard output, last 80 lines', '\n'.join(dash.output().splitlines()[-80:]))
+        )
+
+
 @pytest.fixture(scope='module')
 def browser():
     with sync_playwright() as playwright:

@@ -150,19 +150,27 @@ def test_example_3_multi_interface_rrbot():
 
         # velocity -> position in one switch: the joints stop and go to the position (the
         # command ramped by the acceleration limit from the measured velocity, which this
-        # hardware reports as 0 in position mode: 0.01 rad/s at 100 Hz)
+        # hardware reports as 0 in position mode: 0.01 rad/s at 100 Hz). The goal is 0.05 rad
+        # on from where the joints are: the velocity mode moves them 0.01 rad/s until the
+        # switch, and on a loaded host (h32, two busy loops) the steps above took long enough
+        # for a fixed 0.05 to be passed already, so a velocity-mode state 'arrived'.
         demo.spawn('forward_position_controller', '--param-file', str(controllers), '--inactive')
+        goal = [position_of(states[-1], 'joint1') + 0.05, position_of(states[-1], 'joint2') - 0.05]
         ok, message = demo.ros.manager().switch_controllers(
             ['forward_position_controller'], ['forward_velocity_controller']
         )
         assert ok, message
         demo.assert_states(['forward_position_controller'], 'active')
-        send = forward(demo, 'forward_position_controller', [0.05, -0.05])
+        send = forward(demo, 'forward_position_controller', goal)
         start = len(states)
 
         def arrived():
             send()
-            return len(states) > start and min(abs(p) for p in states[-1].position) > 0.049
+            return (
+                len(states) > start
+                and position_of(states[-1], 'joint1') > goal[0] - 0.001
+                and position_of(states[-1], 'joint2') < goal[1] + 0.001
+            )
 
         assert demo.ros.spin_until(arrived, timeout_s=30.0), demo.manager_output()
         path = [position_of(m, 'joint1') for m in states[start:]]
