@@ -193,6 +193,8 @@ class PtyFirmware:
         """The board's state now, asked of the child."""
         with self._lock:
             assert self._child.stdin is not None
+            if self._child.stdin.closed:
+                raise RuntimeError('the board was unplugged')
             self._child.stdin.write('state\n')
             self._child.stdin.flush()
             fields = json.loads(self._line())
@@ -202,18 +204,19 @@ class PtyFirmware:
     def unplug(self) -> None:
         """Close the master end: the board is gone for whoever has the device open."""
         with self._lock:
-            if self._child.returncode is None:
-                assert self._child.stdin is not None
+            stdin, stdout = self._child.stdin, self._child.stdout
+            assert stdin is not None and stdout is not None
+            if not stdin.closed:
+                with contextlib.suppress(OSError):  # a child already gone: a broken pipe
+                    stdin.write('unplug\n')
                 with contextlib.suppress(OSError):
-                    self._child.stdin.write('unplug\n')
-                    self._child.stdin.close()
-                try:
-                    self._child.wait(10.0)
-                except subprocess.TimeoutExpired:
-                    self._child.kill()
-                    self._child.wait()
-                assert self._child.stdout is not None
-                self._child.stdout.close()
+                    stdin.close()
+            try:
+                self._child.wait(10.0)
+            except subprocess.TimeoutExpired:
+                self._child.kill()
+                self._child.wait()
+            stdout.close()
         if self.link is not None:
             self.link.unlink(missing_ok=True)
 
