@@ -20,9 +20,9 @@ import sharding  # test/ is on sys.path (this conftest.py's folder, pytest's pre
 os.environ.setdefault('ROS_DOMAIN_ID', str(1 + os.getpid() % 200))
 os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
 os.environ.setdefault('RCUTILS_LOGGING_BUFFERED_STREAM', '1')
-# Fast DDS announces a participant every 0.25 s, not 3 s, and delivers messages within a
-# process through its transports (the file says why). Fast DDS 2 (jazzy) reads only the old
-# variable; with 3 (kilted) the old one logs a deprecation warning.
+# Fast DDS announces a participant every 0.25 s, not 3 s, delivers messages within a process
+# through its transports and looks no types up (the file says why). Fast DDS 2 (jazzy) reads
+# only the old variable; with 3 (kilted) the old one logs a deprecation warning.
 FASTDDS_PROFILE = os.path.join(os.path.dirname(__file__), 'fastdds_profile.xml')
 try:
     importlib.metadata.version('ros-fastrtps')  # Fast DDS 2's wheel
