@@ -2,11 +2,13 @@
 remote reader and writer of one type it has not registered yet may never see the writer.
 
     .venv/bin/python scripts/type_lookup_race.py [--starts 100] [--profile test/fastdds_profile.xml]
+                                                 [--register-first]
 
 Each start runs two fresh processes on a ROS domain of their own: an owner that creates, for
 each message type below, a subscription and a publisher at once, and a watcher that, having
 used none of these types, waits up to 10 s to see every one of them. Without a profile Fast DDS
-runs on its defaults; the tests' profile switches type propagation off (its comment says why).
+runs on its defaults; the tests' profile switches type propagation off (its comment says why);
+`--register-first` has the watcher register the types first, as the demo and dashboard do.
 """
 
 from __future__ import annotations
@@ -58,10 +60,15 @@ def owner() -> None:
     sys.stdin.read()
 
 
-def watcher() -> None:
-    """Print `seen` once the owner's READY publisher is seen, then `ok` or what stayed unseen."""
+def watcher(register_first: bool) -> None:
+    """Print `seen` once the owner's READY publisher is seen, then `ok` or what stayed unseen.
+    `register_first`: the types registered before the node, as the demo and dashboard do."""
     import rclpy
 
+    if register_first:
+        from py_controllers.type_registration import register_message_types
+
+        register_message_types(message_types())
     rclpy.init()
     node = rclpy.create_node('type_lookup_watcher')
     while not node.count_publishers(READY):
@@ -86,15 +93,16 @@ def watcher() -> None:
     print('unseen: ' + ', '.join(missing) if missing else 'ok', flush=True)
 
 
-def start(env: dict[str, str]) -> str:
+def start(env: dict[str, str], register_first: bool) -> str:
     """One start of both processes; the watcher's last line."""
     me = [sys.executable, __file__, '--role']
     own = subprocess.Popen([*me, 'owner'], stdin=subprocess.PIPE, text=True, env=env)
-    watch = subprocess.Popen([*me, 'watcher'], stdout=subprocess.PIPE, text=True, env=env)
+    role = 'registering-watcher' if register_first else 'watcher'
+    watch = subprocess.Popen([*me, role], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert watch.stdout is not None and own.stdin is not None
         if watch.stdout.readline().strip() != 'seen':
-            return 'watcher failed before the owner was seen'
+            return f'the watcher ended before it saw the owner (exit status {watch.wait()})'
         own.stdin.write('go\n')
         own.stdin.flush()
         return watch.stdout.readline().strip()
@@ -109,11 +117,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--starts', type=int, default=100)
     parser.add_argument('--profile', help='a Fast DDS XML profile (default: none)')
+    parser.add_argument(
+        '--register-first',
+        action='store_true',
+        help='the watcher registers the types first (py_controllers.type_registration)',
+    )
     parser.add_argument('--domain', type=int, default=97)
-    parser.add_argument('--role', choices=('owner', 'watcher'), help=argparse.SUPPRESS)
+    roles = ('owner', 'watcher', 'registering-watcher')
+    parser.add_argument('--role', choices=roles, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.role:
-        owner() if args.role == 'owner' else watcher()
+        owner() if args.role == 'owner' else watcher(args.role == 'registering-watcher')
         return 0
     env = {**os.environ, 'ROS_DOMAIN_ID': str(args.domain)}
     env['ROS_AUTOMATIC_DISCOVERY_RANGE'] = 'LOCALHOST'
@@ -123,7 +137,7 @@ def main() -> int:
         env['FASTDDS_DEFAULT_PROFILES_FILE'] = os.path.abspath(args.profile)
     lost = 0
     for n in range(1, args.starts + 1):
-        line = start(env)
+        line = start(env, args.register_first)
         if line != 'ok':
             lost += 1
             print(f'start {n}: {line}', flush=True)

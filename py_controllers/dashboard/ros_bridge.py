@@ -34,6 +34,8 @@ from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.signals import SignalHandlerOptions
 from unique_identifier_msgs.msg import UUID
 
+from py_controllers.type_registration import message_types, register_message_types
+
 LOG = logging.getLogger('py_controllers.dashboard')
 
 
@@ -97,6 +99,7 @@ class RosBridge:
     def __init__(
         self, node_name: str = 'py_controllers_dashboard', *, ros_args: Any = None
     ) -> None:
+        register_message_types(message_types())  # before the node discovers anyone
         self.context = Context()
         rclpy.init(
             args=ros_args,
