@@ -53,7 +53,11 @@ def message_types(packages: Iterable[str] = PACKAGES) -> list[Any]:
     return found
 
 
-DISCOVERY_ENV = {'ROS_AUTOMATIC_DISCOVERY_RANGE': 'OFF', 'ROS_STATIC_PEERS': None}
+DISCOVERY_ENV = {
+    'ROS_AUTOMATIC_DISCOVERY_RANGE': 'OFF',
+    'ROS_STATIC_PEERS': None,
+    'ROS_LOCALHOST_ONLY': None,  # deprecated, but where it is 1 rcl ignores the other two
+}
 """The environment the registering participant starts in: discovering nobody, nobody discovers
 it, so no other process asks it for its types while it goes away (with discovery on, deleting
 its publishers crashed the process in 3 of 500 starts, Fast DDS answering a lookup)."""

@@ -12,7 +12,6 @@ from std_msgs.msg import Float64MultiArray
 
 from py_controllers.testing import RosHarness
 from py_controllers.type_registration import (
-    DISCOVERY_ENV,
     NODE_NAME,
     TOPIC_PREFIX,
     message_types,
@@ -50,9 +49,11 @@ def test_registration_leaves_nothing_behind_and_this_process_keeps_working():
         assert ros.spin_until(gone)
 
 
-def test_the_registering_participant_is_discovered_by_nobody():
+def test_the_registering_participant_is_discovered_by_nobody(monkeypatch):
     """Nobody can ask it for its types while it goes away (with discovery on, deleting its
-    publishers crashed the process now and then: Fast DDS answering a lookup)."""
+    publishers crashed the process now and then: Fast DDS answering a lookup); not either
+    where the deprecated ROS_LOCALHOST_ONLY, which overrides the discovery range, is set."""
+    monkeypatch.setenv('ROS_LOCALHOST_ONLY', '1')
     with (
         RosHarness('registration_look') as ros,
         registering_node(),
@@ -67,7 +68,8 @@ def test_the_registering_participant_is_discovered_by_nobody():
 def test_registration_gives_the_environment_back(monkeypatch):
     monkeypatch.setenv('ROS_AUTOMATIC_DISCOVERY_RANGE', 'LOCALHOST')
     monkeypatch.setenv('ROS_STATIC_PEERS', '127.0.0.1')
+    monkeypatch.delenv('ROS_LOCALHOST_ONLY', raising=False)
     register_message_types(message_types(['std_msgs']))
     assert os.environ['ROS_AUTOMATIC_DISCOVERY_RANGE'] == 'LOCALHOST'
     assert os.environ['ROS_STATIC_PEERS'] == '127.0.0.1'
-    assert set(DISCOVERY_ENV) == {'ROS_AUTOMATIC_DISCOVERY_RANGE', 'ROS_STATIC_PEERS'}
+    assert 'ROS_LOCALHOST_ONLY' not in os.environ
