@@ -105,10 +105,9 @@ def registering_node() -> Iterator[Node]:
 def register_message_types(types: Iterable[Any]) -> int:
     """Register `types` with the middleware (one publisher a type on a `registering_node`),
     before this process's own node is created. Returns how many."""
-    count = 0
+    types = list(types)
     with registering_node() as node:
         for cls in types:
             package = cls.__module__.split('.')[0]
             node.create_publisher(cls, f'{TOPIC_PREFIX}/{package}_{cls.__name__}', 1)
-            count += 1
-    return count
+    return len(types)

@@ -42,9 +42,6 @@ from py_controllers.testing import CONFIG, GUARD_S, ManagerProcess, RosHarness, 
 from py_controllers.type_registration import message_types, register_message_types
 
 GPIO_STATES = '/gpio_command_controller/gpio_states'
-GPIO_DISCOVERY_S = 15.0
-"""How long the gpio step waits for its node to discover a publisher of gpio_states before it
-asks from a new participant (discovery takes well under a second here)."""
 
 ARM_JOINTS = [f'joint{i}' for i in range(1, 7)]
 # the square's end from where the twists the diff drive applied end: the wheels' lag. Where
@@ -254,25 +251,8 @@ class Demo(Steps):
 
     def gpio(self) -> bool:
         print('\n== the tool gpio: digital_output on through /gpio_command_controller/commands')
-        values = self._tool_io_on(self.ros)
-        if values is None:
-            # A writer's discovery lost for good in this participant (kilted's type lookup
-            # race did so before main() registered the types first: type_registration.py);
-            # a new participant learns every endpoint afresh.
-            print('   no publisher discovered: asking again from a new participant')
-            with RosHarness('demo_user_gpio') as fresh:
-                values = self._tool_io_on(fresh)
-            retried = ' (asked from a new participant)'
-        else:
-            retried = ''
-        ok = values is not None and values.get('digital_output') == 1.0
-        return self.record('gpio', ok, f'tool_io {values}{retried}')
-
-    def _tool_io_on(self, ros: RosHarness) -> dict[str, float] | None:
-        """Command the tool's digital output on until gpio_states shows it; the tool_io
-        values then, or None when `ros` discovered no publisher of gpio_states."""
-        states = ros.subscribe(DynamicInterfaceGroupValues, GPIO_STATES)
-        pub = ros.node.create_publisher(
+        states = self.ros.subscribe(DynamicInterfaceGroupValues, GPIO_STATES)
+        pub = self.ros.node.create_publisher(
             DynamicInterfaceGroupValues, '/gpio_command_controller/commands', 10
         )
         command = DynamicInterfaceGroupValues(interface_groups=['tool_io'])
@@ -288,20 +268,12 @@ class Demo(Steps):
             pub.publish(command)
             return tool_io().get('digital_output') == 1.0
 
-        def undiscovered() -> bool:
-            return time.monotonic() > discovery_deadline and not ros.node.count_publishers(
-                GPIO_STATES
-            )
-
-        discovery_deadline = time.monotonic() + GPIO_DISCOVERY_S
-        ros.spin_until(lambda: on() or undiscovered(), GUARD_S)
+        ok = self.ros.spin_until(on, GUARD_S)
         values = {k: round(v, 3) for k, v in tool_io().items()}
         print(f'   tool_io: {values}')
-        if not states:  # who this participant sees on the topic, for the report
-            print(ros.graph_report(GPIO_STATES))
-            if not ros.node.count_publishers(GPIO_STATES):
-                return None
-        return values
+        if not states:  # who this process sees on the topic, for the report
+            print(self.ros.graph_report(GPIO_STATES))
+        return self.record('gpio', ok, f'tool_io {values}')
 
     def statistics(self) -> dict:
         stats = self.ros.manager().statistics()
