@@ -244,9 +244,12 @@ def test_an_ackermann_car_gets_its_reference_and_never_a_sideways_speed(ros, bri
         odom = ros.subscribe(Odometry, f'/{name}/odometry')
         assert ros.spin_for_messages(odom, 1), manager.output()
 
+        def steered() -> bool:  # /odometry and ~/controller_state arrive in no set order
+            return bool(status) and any(a != 0.0 for a in status[-1].steering_angle_command)
+
         def forward_left() -> bool:
             steering.command(topic, 'page-1', 1.0, 0.2, 0.5)
-            return odom[-1].pose.pose.position.x > 0.1 and bool(status)
+            return odom[-1].pose.pose.position.x > 0.1 and steered()
 
         assert ros.spin_until(forward_left, 30.0), manager.output()
         steering.release(topic)
