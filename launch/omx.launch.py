@@ -3,74 +3,33 @@
 ros2 launch py_controllers omx.launch.py [usb_port:=/dev/ttyUSB0]
     without usb_port: the simulated bus (servo_bus.bus_sim) serves the arm on /tmp/ttyOMX
 
-ros2_control_node with config/omx_robot.urdf aimed at the port, robot_state_publisher, and
-spawner for the joint state broadcaster, the arm's joint trajectory controller and the
-gripper action controller.
+servo_arm.launch.py with arm:=omx: ros2_control_node with config/omx_robot.urdf aimed at
+the port, robot_state_publisher, and spawner for the joint state broadcaster, the arm's joint
+trajectory controller and the gripper action controller.
 """
 
 from pathlib import Path
 
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
-from launch.actions import DeclareLaunchArgument, ExecuteProcess, OpaqueFunction
+from launch.actions import DeclareLaunchArgument, IncludeLaunchDescription
+from launch.launch_description_sources import PythonLaunchDescriptionSource
 from launch.substitutions import LaunchConfiguration
-from launch_ros.actions import Node
-
-from py_controllers.hardware.servo_bus.arm_files import ARMS, description_on_port
 
 PACKAGE = 'py_controllers'
-ARM = ARMS['omx']
-
-
-def nodes(context):
-    share = get_package_share_directory(PACKAGE)
-    port = LaunchConfiguration('usb_port').perform(context)
-    actions = []
-    if not port:  # no arm at hand: the simulated bus
-        port = ARM.link
-        actions.append(
-            ExecuteProcess(
-                cmd=[
-                    'python3',
-                    '-m',
-                    'py_controllers.hardware.servo_bus.bus_sim',
-                    '--arm',
-                    ARM.sim,
-                    '--link',
-                    port,
-                ],
-                output='both',
-            )
-        )
-    urdf = Path(share, 'config', 'omx_robot.urdf').read_text()
-    description = description_on_port(urdf, port)
-    controllers = f'{share}/config/omx_controllers.yaml'
-    return [
-        *actions,
-        Node(
-            package=PACKAGE,
-            executable='ros2_control_node',
-            parameters=[controllers, {'robot_description': description}],
-            output='both',
-        ),
-        Node(
-            package='robot_state_publisher',
-            executable='robot_state_publisher',
-            parameters=[{'robot_description': description}],
-            output='both',
-        ),
-        Node(
-            package=PACKAGE,
-            executable='spawner',
-            arguments=['joint_state_broadcaster', 'arm_controller', 'gripper_controller'],
-        ),
-    ]
 
 
 def generate_launch_description():
+    share = get_package_share_directory(PACKAGE)
     return LaunchDescription(
         [
             DeclareLaunchArgument('usb_port', default_value=''),
-            OpaqueFunction(function=nodes),
+            IncludeLaunchDescription(
+                PythonLaunchDescriptionSource(str(Path(share, 'launch', 'servo_arm.launch.py'))),
+                launch_arguments={
+                    'arm': 'omx',
+                    'usb_port': LaunchConfiguration('usb_port'),
+                }.items(),
+            ),
         ]
     )

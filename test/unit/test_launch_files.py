@@ -14,6 +14,24 @@ LAUNCH_FILES = sorted((ROOT / 'launch').glob('*.launch.py'))
 ROS_PACKAGES = {'robot_state_publisher': {'robot_state_publisher'}, 'rviz2': {'rviz2'}}
 
 
+def includes(tree: ast.AST) -> list[ast.Call]:
+    """The file's IncludeLaunchDescription calls."""
+    return [
+        n
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'IncludeLaunchDescription'
+    ]
+
+
+def declared_arguments(tree: ast.AST) -> set[str]:
+    """The names of the file's DeclareLaunchArgument calls."""
+    return {
+        ast.literal_eval(n.args[0])
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'DeclareLaunchArgument'
+    }
+
+
 def our_executables() -> set[str]:
     return {ep.name for ep in entry_points(group='console_scripts') if ep.value.startswith('py_')}
 
@@ -43,7 +61,7 @@ def test_launch_file_names_only_what_exists(path):
     nodes = [
         n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, 'id', '') == 'Node'
     ]
-    assert nodes, 'no launch_ros Node in the file'
+    assert nodes or includes(tree), 'no launch_ros Node in the file, nor an included file'
     executables = our_executables()
     for node in nodes:
         kws = {kw.arg: kw.value for kw in node.keywords}
@@ -57,9 +75,26 @@ def test_launch_file_names_only_what_exists(path):
     # every share path the file builds must exist in the checkout (installed to share/)
     named = re.findall(r'\{share\}/((?:config|launch)/[\w./-]+)', source)
     named += [f'{d}/{f}' for d, f in re.findall(r"'(config|launch)', '([\w./-]+)'", source)]
+    if 'ARMS[' in source:  # the servo arms' files, named by arm_files.ARMS
+        from py_controllers.hardware.servo_bus.arm_files import ARMS
+
+        named += [f'config/{p.name}' for arm in ARMS.values() for p in (arm.urdf, arm.controllers)]
     assert named, 'no config file named'
     for rel in named:
         assert (ROOT / rel).is_file(), rel
+
+
+@pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
+def test_an_included_launch_file_declares_what_it_is_given(path):
+    """An include names a launch file of this package, which declares every argument the
+    include passes (ros2 launch would fail on neither here)."""
+    for include in includes(ast.parse(path.read_text())):
+        source = ast.unparse(include)
+        (target,) = re.findall(r"'launch', '([\w.]+)'", source)
+        included = ast.parse((ROOT / 'launch' / target).read_text())
+        given = set(re.findall(r"'(\w+)':", source))
+        assert given, source
+        assert given <= declared_arguments(included), (target, given)
 
 
 def declared_controllers() -> set[str]:
@@ -137,6 +172,9 @@ def test_the_manager_hears_robot_state_publisher_as_upstream(path):
         if isinstance(node, ast.Call) and getattr(node.func, 'id', '') == 'Node':
             kws = {kw.arg: kw.value for kw in node.keywords}
             nodes[ast.literal_eval(kws['executable'])] = kws
+    if not nodes:  # only includes another launch file, checked on its own
+        assert includes(tree)
+        return
     assert 'robot_state_publisher' in nodes
     manager = nodes['ros2_control_node']
     remapped = [ast.literal_eval(r)[0] for r in getattr(manager.get('remappings'), 'elts', [])]
