@@ -106,6 +106,21 @@ describe() {  # distro: its rclpy and hot path
     "$("$py" -c 'from py_controllers import compiled; print(compiled.variant())')"
 }
 
+# Fast DDS keeps each participant's shared memory in /dev/shm until its process ends cleanly;
+# a process killed or crashed leaves it there until reboot (a whole run here: about 20 of
+# 0.5 MB each; thousands had piled up from earlier runs). Each distro's own `fastdds shm clean`
+# (jazzy's Fast DDS names its files fastrtps_*) removes what no live process holds.
+clean_shared_memory() {  # distro: one line saying what its tool removed
+  local venv out
+  venv="$(venv_of "$1")"
+  if out="$(PATH="$venv/bin:$PATH" "$venv/bin/fastdds" shm clean 2>&1)"; then
+    printf '[test] %s: fastdds shm clean: %s\n' "$1" \
+      "$(echo "$out" | grep -E 'zombie (segments|ports) cleaned' | paste -sd ',' | sed 's/,/, /')"
+  else
+    printf '[test] %s: fastdds shm clean failed: %s\n' "$1" "$(echo "$out" | tail -n 1)"
+  fi
+}
+
 summary_of() {  # log: pytest's last summary line in it
   grep -E '^=*.* in [0-9.]+s' "$1" | tail -n 1 | tr -d '='
 }
@@ -195,5 +210,6 @@ for d in "${all[@]}"; do
   printf '[test] %s: most CPU: %s\n' "$d" "$(top_files cpu "$root"/build-progress-"$d"-[0-9]*.txt)"
 done
 for job in "${queue[@]}"; do printf '[test] %s: %s\n' "$job" "${result[$job]:-not run}"; done
+for d in "${all[@]}"; do [ -z "${ready[$d]:-}" ] || clean_shared_memory "$d"; done
 printf '[test] all in %s: %s\n' "$(minutes $((SECONDS - start)))" "$([ "$failed" -eq 0 ] && echo passed || echo FAILED)"
 exit "$failed"
