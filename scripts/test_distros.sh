@@ -107,7 +107,7 @@ describe() {  # distro: its rclpy and hot path
 }
 
 # Fast DDS keeps each participant's shared memory in /dev/shm until its process ends cleanly;
-# a process killed or crashed leaves it there until reboot (a whole run here: about 20 of
+# a process killed or crashed leaves it there until reboot (a whole run here: about 30 of
 # 0.5 MB each; thousands had piled up from earlier runs). Each distro's own `fastdds shm clean`
 # (jazzy's Fast DDS names its files fastrtps_*) removes what no live process holds.
 clean_shared_memory() {  # distro: one line saying what its tool removed
