@@ -19,44 +19,12 @@ then ignores it, which is refused here as its differential does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
-from py_controllers.hardware_interface.types import HW_IF_EFFORT, HW_IF_POSITION, HW_IF_VELOCITY
-from py_controllers.transmission_interface.handle import ValueHandle
-from py_controllers.transmission_interface.transmission import (
-    Quad,
-    Transmission,
-    pair_handles,
-    pair_parameters,
-)
-
-INTERFACES = [HW_IF_POSITION, HW_IF_VELOCITY, HW_IF_EFFORT]
+from py_controllers.transmission_interface.transmission import PairTransmission
 
 
-class FourBarLinkageTransmission(Transmission):
-    """A four-bar linkage between two actuators and two joints."""
-
-    def __init__(
-        self,
-        actuator_reduction: Sequence[float],
-        joint_reduction: Sequence[float],
-        joint_offset: Sequence[float] = (0.0, 0.0),
-    ) -> None:
-        self._ar, self._jr, self._jo = pair_parameters(
-            actuator_reduction, joint_reduction, joint_offset
-        )
-        self._efforts: list[Quad] = []
-        self._velocities: list[Quad] = []
-        self._positions: list[Quad] = []
-
-    def configure(
-        self, joint_handles: Sequence[ValueHandle], actuator_handles: Sequence[ValueHandle]
-    ) -> None:
-        """Pair the handles (see `pair_handles`): TransmissionError when they do not fit."""
-        quads = pair_handles(joint_handles, actuator_handles, INTERFACES)
-        self._efforts = [quads[i] for i in (HW_IF_EFFORT,) if i in quads]
-        self._velocities = [quads[i] for i in (HW_IF_VELOCITY,) if i in quads]
-        self._positions = [quads[i] for i in (HW_IF_POSITION,) if i in quads]
+class FourBarLinkageTransmission(PairTransmission):
+    """A four-bar linkage between two actuators and two joints (position, velocity and
+    effort: `PairTransmission`'s defaults)."""
 
     def actuator_to_joint(self) -> None:
         (ar1, ar2), (jr1, jr2), (off1, off2) = self._ar, self._jr, self._jo
@@ -84,21 +52,3 @@ class FourBarLinkageTransmission(Transmission):
             x1, x2 = j1.value - off1, j2.value - off2
             a1.value = x1 * jr1 * ar1
             a2.value = (x1 + x2 * jr2) * ar2
-
-    def num_actuators(self) -> int:
-        return 2
-
-    def num_joints(self) -> int:
-        return 2
-
-    def get_actuator_reduction(self) -> list[float]:
-        """[n_a1, n_a2]."""
-        return list(self._ar)
-
-    def get_joint_reduction(self) -> list[float]:
-        """[n_j1, n_j2]."""
-        return list(self._jr)
-
-    def get_joint_offset(self) -> list[float]:
-        """[x_off1, x_off2]."""
-        return list(self._jo)

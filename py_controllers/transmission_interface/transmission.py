@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from py_controllers.hardware_interface.types import HW_IF_EFFORT, HW_IF_POSITION, HW_IF_VELOCITY
 from py_controllers.transmission_interface.handle import (
+    HW_IF_ABSOLUTE_POSITION,
     TransmissionError,
     ValueHandle,
     checked,
@@ -65,6 +66,64 @@ class Transmission(ABC):
     def get_joint_position_offset(self) -> float:
         """A joint position offset to initialise the joint with (0 here, as upstream)."""
         return 0.0
+
+
+class PairTransmission(Transmission):
+    """The part every two-actuator, two-joint transmission shares: its checked reductions
+    and offsets, the handles paired by interface (`pair_handles`) and sorted into efforts,
+    velocities, positions and absolute positions, and upstream's accessors. A subclass
+    names its `INTERFACES` and `EFFORT_LIKE` kinds and writes the two maps."""
+
+    INTERFACES: tuple[str, ...] = (HW_IF_POSITION, HW_IF_VELOCITY, HW_IF_EFFORT)
+    EFFORT_LIKE: tuple[str, ...] = (HW_IF_EFFORT,)
+
+    def __init__(
+        self,
+        actuator_reduction: Sequence[float],
+        joint_reduction: Sequence[float],
+        joint_offset: Sequence[float] = (0.0, 0.0),
+    ) -> None:
+        self._ar, self._jr, self._jo = pair_parameters(
+            actuator_reduction, joint_reduction, joint_offset
+        )
+        self._efforts: list[Quad] = []
+        self._velocities: list[Quad] = []
+        self._positions: list[Quad] = []
+        self._absolute_positions: list[Quad] = []
+
+    def configure(
+        self, joint_handles: Sequence[ValueHandle], actuator_handles: Sequence[ValueHandle]
+    ) -> None:
+        """Pair the handles (see `pair_handles`): TransmissionError when they do not fit."""
+        quads = pair_handles(joint_handles, actuator_handles, self.INTERFACES)
+        self._efforts = [quads[i] for i in self.EFFORT_LIKE if i in quads]
+        self._velocities = [quads[i] for i in (HW_IF_VELOCITY,) if i in quads]
+        self._positions = [quads[i] for i in (HW_IF_POSITION,) if i in quads]
+        self._absolute_positions = [quads[i] for i in (HW_IF_ABSOLUTE_POSITION,) if i in quads]
+
+    def num_actuators(self) -> int:
+        return 2
+
+    def num_joints(self) -> int:
+        return 2
+
+    def get_actuator_reduction(self) -> list[float]:
+        """[n_a1, n_a2]."""
+        return list(self._ar)
+
+    def get_joint_reduction(self) -> list[float]:
+        """[n_j1, n_j2]."""
+        return list(self._jr)
+
+    def get_joint_offset(self) -> list[float]:
+        """[x_off1, x_off2]."""
+        return list(self._jo)
+
+    def get_supported_joint_interfaces(self) -> list[str]:
+        return list(self.INTERFACES)
+
+    def get_supported_actuator_interfaces(self) -> list[str]:
+        return list(self.INTERFACES)
 
 
 def reduction(value: float, what: str) -> float:
