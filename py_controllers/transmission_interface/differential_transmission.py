@@ -18,29 +18,18 @@ names of the first handles given (see `names_of`).
 
 from __future__ import annotations
 
-from py_controllers.hardware_interface.types import (
-    HW_IF_EFFORT,
-    HW_IF_FORCE,
-    HW_IF_POSITION,
-    HW_IF_TORQUE,
-    HW_IF_VELOCITY,
+from py_controllers.transmission_interface.transmission import (
+    EFFORT_KINDS,
+    MAPPED_INTERFACES,
+    PairTransmission,
 )
-from py_controllers.transmission_interface.handle import HW_IF_ABSOLUTE_POSITION
-from py_controllers.transmission_interface.transmission import PairTransmission
 
 
 class DifferentialTransmission(PairTransmission):
     """A differential between two actuators and two joints."""
 
-    INTERFACES = (
-        HW_IF_POSITION,
-        HW_IF_VELOCITY,
-        HW_IF_EFFORT,
-        HW_IF_TORQUE,
-        HW_IF_FORCE,
-        HW_IF_ABSOLUTE_POSITION,
-    )
-    EFFORT_LIKE = (HW_IF_EFFORT, HW_IF_TORQUE, HW_IF_FORCE)
+    INTERFACES = MAPPED_INTERFACES
+    EFFORT_LIKE = EFFORT_KINDS
 
     def actuator_to_joint(self) -> None:
         (ar1, ar2), (jr1, jr2), (off1, off2) = self._ar, self._jr, self._jo

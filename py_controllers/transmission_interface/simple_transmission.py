@@ -14,10 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from py_controllers.hardware_interface.types import (
-    HW_IF_EFFORT,
-    HW_IF_FORCE,
     HW_IF_POSITION,
-    HW_IF_TORQUE,
     HW_IF_VELOCITY,
 )
 from py_controllers.transmission_interface.handle import (
@@ -28,21 +25,13 @@ from py_controllers.transmission_interface.handle import (
     names_of,
 )
 from py_controllers.transmission_interface.transmission import (
+    EFFORT_KINDS,
+    MAPPED_INTERFACES,
     Transmission,
     offset,
     reduction,
     require_handles,
 )
-
-INTERFACES = [
-    HW_IF_POSITION,
-    HW_IF_VELOCITY,
-    HW_IF_EFFORT,
-    HW_IF_TORQUE,
-    HW_IF_FORCE,
-    HW_IF_ABSOLUTE_POSITION,
-]
-EFFORT_LIKE = (HW_IF_EFFORT, HW_IF_TORQUE, HW_IF_FORCE)
 
 Pair = tuple[ValueHandle, ValueHandle]  # (joint handle, actuator handle)
 
@@ -77,9 +66,13 @@ class SimpleTransmission(Transmission):
         joint_by = _first_by_interface(joints)
         actuator_by = _first_by_interface(actuators)
         if not joint_by:
-            raise TransmissionError(f'no joint handle is one of the interfaces {INTERFACES}')
+            raise TransmissionError(
+                f'no joint handle is one of the interfaces {list(MAPPED_INTERFACES)}'
+            )
         if not actuator_by:
-            raise TransmissionError(f'no actuator handle is one of the interfaces {INTERFACES}')
+            raise TransmissionError(
+                f'no actuator handle is one of the interfaces {list(MAPPED_INTERFACES)}'
+            )
 
         def pairs(*interfaces: str) -> list[Pair]:
             return [
@@ -88,7 +81,7 @@ class SimpleTransmission(Transmission):
                 if i in joint_by and i in actuator_by
             ]
 
-        self._efforts = pairs(*EFFORT_LIKE)
+        self._efforts = pairs(*EFFORT_KINDS)
         self._velocities = pairs(HW_IF_VELOCITY)
         self._positions = pairs(HW_IF_POSITION)
         self._absolute_positions = pairs(HW_IF_ABSOLUTE_POSITION)
@@ -128,16 +121,16 @@ class SimpleTransmission(Transmission):
         return self._offset
 
     def get_supported_joint_interfaces(self) -> list[str]:
-        return list(INTERFACES)
+        return list(MAPPED_INTERFACES)
 
     def get_supported_actuator_interfaces(self) -> list[str]:
-        return list(INTERFACES)
+        return list(MAPPED_INTERFACES)
 
 
 def _first_by_interface(handles: list[ValueHandle]) -> dict[str, ValueHandle]:
     """The first handle of each supported interface."""
     found: dict[str, ValueHandle] = {}
     for handle in handles:
-        if handle.interface_name in INTERFACES:
+        if handle.interface_name in MAPPED_INTERFACES:
             found.setdefault(handle.interface_name, handle)
     return found

@@ -12,7 +12,13 @@ import math
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 
-from py_controllers.hardware_interface.types import HW_IF_EFFORT, HW_IF_POSITION, HW_IF_VELOCITY
+from py_controllers.hardware_interface.types import (
+    HW_IF_EFFORT,
+    HW_IF_FORCE,
+    HW_IF_POSITION,
+    HW_IF_TORQUE,
+    HW_IF_VELOCITY,
+)
 from py_controllers.transmission_interface.handle import (
     HW_IF_ABSOLUTE_POSITION,
     TransmissionError,
@@ -21,6 +27,19 @@ from py_controllers.transmission_interface.handle import (
     names_of,
     ordered,
 )
+
+MAPPED_INTERFACES = (
+    HW_IF_POSITION,
+    HW_IF_VELOCITY,
+    HW_IF_EFFORT,
+    HW_IF_TORQUE,
+    HW_IF_FORCE,
+    HW_IF_ABSOLUTE_POSITION,
+)
+"""What upstream's simple and differential transmissions map (absolute_position actuator ->
+joint only)."""
+EFFORT_KINDS = (HW_IF_EFFORT, HW_IF_TORQUE, HW_IF_FORCE)
+"""The interfaces that map as effort."""
 
 Quad = tuple[ValueHandle, ValueHandle, ValueHandle, ValueHandle]
 """Joint 1, joint 2, actuator 1, actuator 2 handles of one interface."""
