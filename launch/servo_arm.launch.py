@@ -6,9 +6,9 @@ ros2 launch py_controllers servo_arm.launch.py arm:=omx|so101 [usb_port:=/dev/tt
     without usb_port: the simulated bus (servo_bus.bus_sim) serves the arm on its default
     port (/tmp/ttyOMX, /tmp/ttySO101)
 
-ros2_control_node with config/<arm>_robot.urdf aimed at the port, robot_state_publisher, and
-spawner for the joint state broadcaster, the arm's joint trajectory controller and the
-gripper action controller. omx.launch.py and so101.launch.py include this file.
+robot_state_publisher with config/<arm>_robot.urdf aimed at the port, ros2_control_node
+(which hears it on /robot_description, as upstream since Jazzy), and spawner for the joint
+state broadcaster, the arm's joint trajectory controller and the gripper action controller. omx.launch.py and so101.launch.py include this file.
 """
 
 from pathlib import Path
@@ -56,7 +56,7 @@ def nodes(context):
         Node(
             package=PACKAGE,
             executable='ros2_control_node',
-            parameters=[controllers, {'robot_description': description}],
+            parameters=[controllers],
             output='both',
         ),
         Node(

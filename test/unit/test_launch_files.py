@@ -179,3 +179,5 @@ def test_the_manager_hears_robot_state_publisher_as_upstream(path):
     manager = nodes['ros2_control_node']
     remapped = [ast.literal_eval(r)[0] for r in getattr(manager.get('remappings'), 'elts', [])]
     assert not any('robot_description' in name for name in remapped), remapped
+    # nor the description handed to the manager as a parameter (deprecated upstream)
+    assert 'robot_description' not in ast.unparse(manager.get('parameters', ast.List([])))
