@@ -19,11 +19,13 @@ from py_controllers.testing import CONFIG
 
 def bare_loop(rate_hz: int, seconds: float, spin_ns: int | None = None, priority: int = 50) -> dict:
     """An empty loop on absolute deadlines in a thread scheduled like the manager's loop
-    (SCHED_FIFO `priority` when permitted, the same final spin); its statistics."""
+    (SCHED_FIFO `priority` when permitted, the same timer slack and final spin); its
+    statistics."""
     result: dict = {}
 
     def run() -> None:
         scheduling.set_fifo_priority(priority)
+        scheduling.set_timer_slack(scheduling.LOOP_TIMER_SLACK_NS)
         result.update(_loop(rate_hz, seconds, spin_ns))
 
     thread = threading.Thread(target=run, name='floor')

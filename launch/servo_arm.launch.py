@@ -8,7 +8,8 @@ ros2 launch py_controllers servo_arm.launch.py arm:=omx|so101 [usb_port:=/dev/tt
 
 robot_state_publisher with config/<arm>_robot.urdf aimed at the port, ros2_control_node
 (which hears it on /robot_description, as upstream since Jazzy), and spawner for the joint
-state broadcaster, the arm's joint trajectory controller and the gripper action controller. omx.launch.py and so101.launch.py include this file.
+state broadcaster, the arm's joint trajectory controller and the gripper action controller.
+omx.launch.py and so101.launch.py include this file.
 """
 
 from pathlib import Path

@@ -1,4 +1,5 @@
-"""Realtime settings for the calling thread: SCHED_FIFO, CPU affinity, locked memory.
+"""Realtime settings for the calling thread: SCHED_FIFO, CPU affinity, locked memory, the
+timer slack.
 
 Each returns None on success or the reason it could not be applied; none is required
 (an ordinary user on an ordinary kernel gets the reasons, and the loop runs anyway).
@@ -15,6 +16,12 @@ from typing import Any
 
 _MCL_CURRENT = 1
 _MCL_FUTURE = 2
+_PR_SET_TIMERSLACK = 29
+_PR_GET_TIMERSLACK = 30
+
+LOOP_TIMER_SLACK_NS = 1
+"""The loop thread's timer slack: Linux lets a thread's sleep end up to its slack late (50 us
+by default) to batch wake-ups; a SCHED_FIFO thread has none, the default scheduler's does."""
 
 
 def has_realtime_kernel() -> bool:
@@ -45,12 +52,26 @@ def set_cpu_affinity(cpus: Sequence[int]) -> str | None:
     return None
 
 
+def _libc() -> Any:
+    name = ctypes.util.find_library('c')
+    return None if name is None else ctypes.CDLL(name, use_errno=True)
+
+
+def set_timer_slack(slack_ns: int) -> str | None:
+    """Let the calling thread's sleeps end at most `slack_ns` (>= 1) after their time."""
+    libc = _libc()
+    if libc is None:
+        return 'no C library found'
+    if libc.prctl(_PR_SET_TIMERSLACK, ctypes.c_ulong(slack_ns), 0, 0, 0) != 0:
+        return os.strerror(ctypes.get_errno())
+    return None
+
+
 def lock_memory() -> str | None:
     """mlockall: keep every page of the process in RAM, now and later."""
-    libc_name = ctypes.util.find_library('c')
-    if libc_name is None:
+    libc = _libc()
+    if libc is None:
         return 'no C library found'
-    libc = ctypes.CDLL(libc_name, use_errno=True)
     if libc.mlockall(_MCL_CURRENT | _MCL_FUTURE) != 0:
         return os.strerror(ctypes.get_errno())
     return None
@@ -58,8 +79,9 @@ def lock_memory() -> str | None:
 
 def configure_thread(priority: int, cpus: Sequence[int], lock: bool, log: Any) -> None:
     """In the control loop's thread: SCHED_FIFO at `priority` (0 keeps the default
-    scheduler), affinity to `cpus` (none: any), `lock` the process memory; what the
-    operating system refuses only warns on `log` (info/warning), as upstream."""
+    scheduler), affinity to `cpus` (none: any), `lock` the process memory, and the least
+    timer slack (which the default scheduler would add to every sleep); what the operating
+    system refuses only warns on `log` (info/warning), as upstream."""
     if priority > 0:
         error = set_fifo_priority(priority)
         if error is None:
@@ -69,6 +91,12 @@ def configure_thread(priority: int, cpus: Sequence[int], lock: bool, log: Any) -
                 f'could not enable SCHED_FIFO priority {priority} for the control loop '
                 f'({error}); running with the default scheduler'
             )
+    error = set_timer_slack(LOOP_TIMER_SLACK_NS)
+    if error is not None:
+        log.warning(
+            f'could not set the timer slack of the control loop thread: {error}; its sleeps may '
+            'end up to 50 us late'
+        )
     if cpus:
         error = set_cpu_affinity(list(cpus))
         if error is None:

@@ -5,6 +5,7 @@ import gc
 import sys
 import threading
 import weakref
+from pathlib import Path
 
 import pytest
 from controller_manager_msgs.srv import ReloadControllerLibraries
@@ -23,6 +24,7 @@ from py_controllers.controller_interface.controller_interface import (
 from py_controllers.controller_manager.node import ControllerManagerRuntime
 from py_controllers.hardware_interface.handle import CommandInterface
 from py_controllers.hardware_interface.types import LifecycleStateId
+from py_controllers.realtime_tools import scheduling
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
 
@@ -417,3 +419,38 @@ def test_shutdown_ends_the_hardware_dispatcher_and_later_requests_fail_cleanly()
         del stepped
     gc.collect()
     assert manager() is None
+
+
+def test_the_loop_thread_sleeps_without_timer_slack_under_the_default_scheduler():
+    """Linux ends a default-scheduler thread's sleep up to its timer slack late (50 us unless
+    changed): the loop thread takes the least (1 ns), the rest of the process keeps its own."""
+    own = Path(f'/proc/{threading.get_native_id()}/timerslack_ns').read_text()
+    harness = RosHarness(
+        'timer_slack',
+        args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')],
+    )
+    node = ControllerManagerRuntime(
+        harness.executor,
+        context=harness.context,
+        args=harness.args,
+        parameter_overrides=[
+            Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
+            Parameter('update_rate', value=200),
+            Parameter('thread_priority', value=0),  # the default scheduler: slack applies
+        ],
+    )
+    try:
+        slack = Path('/nonexistent')
+
+        def configured() -> bool:
+            nonlocal slack
+            native_id = node.loop.thread_native_id
+            slack = Path(f'/proc/{native_id}/timerslack_ns')
+            return native_id is not None and node.loop.stats.cycles > 0
+
+        assert harness.spin_until(configured)
+        assert int(slack.read_text()) == scheduling.LOOP_TIMER_SLACK_NS == 1
+        assert Path(f'/proc/{threading.get_native_id()}/timerslack_ns').read_text() == own
+    finally:
+        node.shutdown()
+        harness.close()
