@@ -52,12 +52,19 @@ class Row:
     after_stop: int | None = None
     states_ok: bool = True
     measured: bool = True
+    set_up: bool = True
     notes: list[str] = field(default_factory=list)
 
     def fail(self, why: str) -> None:
         """The state afterwards was not the expected one."""
         self.states_ok = False
         self.note(why)
+
+    def not_set_up(self, why: str) -> None:
+        """The rig could not bring the robot to where the fault starts, so nothing was tried:
+        still a failed run (a robot that cannot get there may be a bug), said apart."""
+        self.set_up = False
+        self.note(f'not set up, nothing tried: {why}')
 
     def note(self, text: str) -> None:
         if text not in self.notes:

@@ -110,20 +110,24 @@ class Releases:
         for p in self.parts:
             self.rows[p.kind, path].fail(why)
 
+    def not_set_up(self, path: str, why: str) -> None:
+        for p in self.parts:
+            self.rows[p.kind, path].not_set_up(why)
+
     def ready(self, path: str, claimants: list[str]) -> bool:
         """The arm settled at POSE (through its goal when the arm controller holds it),
         the base rolling: `claimants` are the controllers holding the parts now."""
         for p in self.parts:
             if p.arm and p.controller in claimants and not self.rig.to_pose():
-                self.fail(path, 'the arm did not reach the pose')
+                self.not_set_up(path, 'the arm did not reach the pose')
                 return False
             if p.arm and not self.rig.settled(ARM):
-                self.fail(path, 'the arm did not settle')
+                self.not_set_up(path, 'the arm did not settle')
                 return False
             if not p.arm:
                 self.rig.driving = p.controller in claimants
                 if not self.rig.rolling():
-                    self.fail(path, 'the base did not roll')
+                    self.not_set_up(path, 'the base did not roll')
                     return False
         return True
 
@@ -151,11 +155,11 @@ class Releases:
         if not self.rig.tool('spawner', *controllers, '--inactive'):
             self.fail('unspawn', 'the controllers could not be spawned again')
         if not self.switch(fics, []):
-            self.fail('error', 'the failing controllers could not be activated')
+            self.not_set_up('error', 'the failing controllers could not be activated')
         elif self.ready('error', fics):
             self.measure('error', lambda: self.rig.fail(fics))
         if not self.switch(fallbacks, []):
-            self.fail('fallback', 'the controllers with fallbacks could not be activated')
+            self.not_set_up('fallback', 'the controllers with fallbacks could not be activated')
         elif self.ready('fallback', fallbacks):
             self.rig.driving = False  # the diff drive takes over with no cmd_vel: stop
             self.measure('fallback', lambda: self.rig.fail(fallbacks))
@@ -166,7 +170,7 @@ class Releases:
         if standing_in and not self.switch(
             [p.controller for p in self.parts if p.arm], standing_in
         ):
-            self.fail('shutdown', 'the arm controller could not take over from its hold')
+            self.not_set_up('shutdown', 'the arm controller could not take over from its hold')
         elif self.ready('shutdown', controllers):
             self.shutdown()
 

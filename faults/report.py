@@ -24,6 +24,12 @@ def _errors(row: Row) -> str:
     return f'{row.errors}/{row.expected_errors}' if row.expected_errors else '-'
 
 
+def _states(row: Row) -> str:
+    if not row.set_up:
+        return 'NOT SET UP'
+    return 'yes' if row.states_ok else 'NO'
+
+
 def _cells(row: Row) -> list[str]:
     return [
         row.entry,
@@ -35,7 +41,7 @@ def _cells(row: Row) -> list[str]:
         _errors(row),
         '-' if row.logs is None else str(row.logs),
         '-' if row.after_stop is None else str(row.after_stop),
-        ('yes' if row.states_ok else 'NO') + ''.join(f'; {n}' for n in row.notes),
+        _states(row) + ''.join(f'; {n}' for n in row.notes),
     ]
 
 
@@ -58,6 +64,10 @@ def totals(rows: Sequence[Row]) -> Row:
     total.states_ok = bad == 0
     if bad:
         total.notes.append(f'{bad} rows')
+    unset = sum(not row.set_up for row in rows)
+    total.set_up = unset == 0
+    if unset:
+        total.notes.append(f'{unset} rows not set up')
     return total
 
 
@@ -87,6 +97,10 @@ def failures(rows: Sequence[Row]) -> list[str]:
         problems.append(f'{missing} bad inputs without an error back')
     if not t.states_ok:
         problems.append(f'{sum(not r.states_ok for r in rows)} rows not in the expected state')
+    if not t.set_up:
+        problems.append(
+            f'{sum(not r.set_up for r in rows)} rows not set up (nothing was tried there)'
+        )
     return problems
 
 

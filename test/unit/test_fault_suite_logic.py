@@ -11,8 +11,9 @@ from faults.base_inputs import bad_twists, base_unchanged, within_limits
 from faults.common import Row
 from faults.exits import refusals
 from faults.recording import commands_written, nonfinite_writes, recorded, recorded_urdf
-from faults.release import DIFFBOT, SIM_ARM, fic_yaml, judge
+from faults.release import DIFFBOT, SIM_ARM, Releases, fic_yaml, judge, robot_rows
 from faults.release_rig import WHEEL_SPEED, Motion
+from faults.report import failures, table
 from faults.robots import BASES, DIFF_DRIVE
 from faults.storms import Tally
 
@@ -202,3 +203,27 @@ def test_nan_is_no_command_only_where_the_hardware_declares_it(tmp_path, monkeyp
     component.command_interfaces['j1/velocity'].value = math.nan  # no such promise here
     component.write(None, None)
     assert nonfinite_writes(tmp_path) == 2
+
+
+def test_a_release_the_rig_could_not_set_up_fails_the_run_saying_nothing_was_released():
+    """An arm that never reached its pose was never released: its row says so, apart from
+    a release that moved the arm, and the run still fails (it may be a bug)."""
+    rows: list[Row] = []
+    table_rows = robot_rows([SIM_ARM], rows)
+    rig = SimpleNamespace(robot=None, to_pose=lambda: False, settled=lambda joints: True)
+    releases = Releases(rig, [SIM_ARM], table_rows)
+    assert not releases.ready('deactivate', [SIM_ARM.controller])
+    row = table_rows[SIM_ARM.kind, 'deactivate']
+    assert not row.set_up and row.states_ok
+    assert row.notes == ['not set up, nothing tried: the arm did not reach the pose']
+    judge(table_rows[SIM_ARM.kind, 'unspawn'], SIM_ARM, Motion(
+        state(0.0, [0.6] * 6, [0.0] * 6, SIM_ARM.joints),
+        [state(1.0, [0.606] + [0.6] * 5, [0.0] * 6, SIM_ARM.joints)],
+    ))  # fmt: skip
+    assert failures(rows) == [
+        '1 rows not in the expected state',
+        '1 rows not set up (nothing was tried there)',
+    ]
+    lines = table(rows).splitlines()
+    assert '| NOT SET UP; not set up, nothing tried: the arm did not reach the pose |' in lines[2]
+    assert '| NO; 6.00 mrad max (joint1) in 3 s; moved 6.0 mrad >= 5 |' in lines[3]
