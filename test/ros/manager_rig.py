@@ -36,9 +36,10 @@ plugins.register(plugins.CONTROLLERS_GROUP, 'test/CountingController', CountingC
 
 
 @contextmanager
-def inprocess_manager() -> Iterator[tuple[RosHarness, Any]]:
-    """(harness, manager): a ControllerManagerRuntime on the minimal robot at 200 Hz, on the
-    harness's executor (callbacks run only while the test spins)."""
+def inprocess_runtime(*overrides: Parameter) -> Iterator[tuple[RosHarness, Any]]:
+    """(harness, runtime): a ControllerManagerRuntime on the minimal robot at 200 Hz, its loop
+    thread running, on the harness's executor (callbacks run only while the test spins);
+    `overrides`: more of its parameters."""
     harness = RosHarness(
         'inprocess', args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')]
     )
@@ -49,13 +50,21 @@ def inprocess_manager() -> Iterator[tuple[RosHarness, Any]]:
         parameter_overrides=[
             Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
             Parameter('update_rate', value=200),
+            *overrides,
         ],
     )
     try:
-        yield harness, node.manager
+        yield harness, node
     finally:
         node.shutdown()
         harness.close()
+
+
+@contextmanager
+def inprocess_manager() -> Iterator[tuple[RosHarness, Any]]:
+    """(harness, manager): the manager of `inprocess_runtime()`."""
+    with inprocess_runtime() as (harness, node):
+        yield harness, node.manager
 
 
 def load(manager, name, type_name):

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from controller_manager_msgs.srv import ReloadControllerLibraries
-from manager_rig import inprocess_manager, load
+from manager_rig import inprocess_manager, inprocess_runtime, load
 from rclpy.parameter import Parameter
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
@@ -425,32 +425,9 @@ def test_the_loop_thread_sleeps_without_timer_slack_under_the_default_scheduler(
     """Linux ends a default-scheduler thread's sleep up to its timer slack late (50 us unless
     changed): the loop thread takes the least (1 ns), the rest of the process keeps its own."""
     own = Path(f'/proc/{threading.get_native_id()}/timerslack_ns').read_text()
-    harness = RosHarness(
-        'timer_slack',
-        args=['--ros-args', '--params-file', str(CONFIG / 'minimal_controllers.yaml')],
-    )
-    node = ControllerManagerRuntime(
-        harness.executor,
-        context=harness.context,
-        args=harness.args,
-        parameter_overrides=[
-            Parameter('robot_description', value=(CONFIG / 'minimal_robot.urdf').read_text()),
-            Parameter('update_rate', value=200),
-            Parameter('thread_priority', value=0),  # the default scheduler: slack applies
-        ],
-    )
-    try:
-        slack = Path('/nonexistent')
-
-        def configured() -> bool:
-            nonlocal slack
-            native_id = node.loop.thread_native_id
-            slack = Path(f'/proc/{native_id}/timerslack_ns')
-            return native_id is not None and node.loop.stats.cycles > 0
-
-        assert harness.spin_until(configured)
-        assert int(slack.read_text()) == scheduling.LOOP_TIMER_SLACK_NS == 1
+    # thread_priority 0: the default scheduler, where the slack applies
+    with inprocess_runtime(Parameter('thread_priority', value=0)) as (harness, node):
+        assert harness.spin_until(lambda: node.loop.stats.cycles > 0)
+        slack = Path(f'/proc/{node.loop.thread_native_id}/timerslack_ns').read_text()
+        assert int(slack) == scheduling.LOOP_TIMER_SLACK_NS == 1
         assert Path(f'/proc/{threading.get_native_id()}/timerslack_ns').read_text() == own
-    finally:
-        node.shutdown()
-        harness.close()
