@@ -176,15 +176,20 @@ def applied_path(
     out, and the base was told to rest meanwhile).
 
     `stalls`: (from, to) spans in which the receiving process stalled and may have lost
-    states (and odometry) sent meanwhile. Over each, widened to the `odometry` (stamp, pose)
-    around it (`stall_spans`), the path takes the odometry's own motion, and those seconds
-    do not count as held.
+    states (and odometry) sent meanwhile. Each lasts until the states come back too (states
+    that come back after the odometry would otherwise leave the path holding the twist from
+    before the stall, across a leg's take-up: 2 x 48 deg/s on the car's figure-eight, the
+    likely cause of s41's 17 deg); over it, widened to the `odometry` (stamp, pose) around it
+    (`stall_spans`), the path takes the odometry's own motion, and those seconds do not count
+    as held.
     """
     last = applied[-1][0] if applied else starts[0]
     times = [t for t, _ in odometry]
+    stamps = [t for t, _ in applied]
+    resumed = [(a, first_at_or_after(stamps, b)) for a, b in stalls]
     spans = merged(
         (max(a, starts[0]), min(b, last))
-        for a, b in stall_spans(times, stalls)
+        for a, b in stall_spans(times, resumed)
         if min(b, last) > max(a, starts[0])
     )
     cuts = sorted(
@@ -211,6 +216,12 @@ def applied_path(
             k += 1
     ends += [len(path.poses) - 1] * (len(held) - len(ends))
     return path, ends[: len(held)], held
+
+
+def first_at_or_after(times: Sequence[float], t: float) -> float:
+    """The first of `times` (in order) at or after `t`; `t` itself when none is."""
+    i = bisect.bisect_left(times, t)
+    return times[i] if i < len(times) else t
 
 
 def stall_spans(

@@ -144,6 +144,28 @@ def test_where_the_receiver_stalled_and_missed_states_the_applied_path_takes_the
     assert path.poses[ends[0]] == pytest.approx((3.0, 0.0, 0.0))
 
 
+def test_a_stall_lasts_until_the_states_come_back_too():
+    """The receiver stalled from 1.0 to 1.2 s; its odometry came back at 1.2 s, the states
+    only at 1.7 s, and the base had turned the other way at 1.5 s meanwhile: holding the
+    twist from before the stall until 1.7 s would put the path 0.4 rad off (s41's car)."""
+    left, right = (1.0, 0.0, 1.0), (1.0, 0.0, -1.0)
+    legs = [paths.Leg(*left, 1.5), paths.Leg(*right, 1.5), paths.Leg(0.0, 0.0, 0.0, 1.0)]
+    truth, odometry, applied = (0.0, 0.0, 0.0), [], []
+    for k in range(40):
+        t = k / 10
+        twist = left if t < 1.5 else right if t < 3.0 else (0.0, 0.0, 0.0)
+        if not 1.0 < t < 1.7:
+            applied.append((t, twist))
+        if not 1.0 < t < 1.2:
+            odometry.append((t, truth))
+        truth = paths.advance(truth, *twist, 0.1)
+    starts = paths.legs_taken_up(legs, [0.0, 1.45, 2.95], applied)
+    assert starts == [0.0, 1.7, 3.0]  # the second leg seen only when the states came back
+    path, _, held = paths.applied_path(legs, starts, applied, odometry, [(1.0, 1.2)])
+    assert path.end == pytest.approx(odometry[-1][1], abs=1e-9)
+    assert held == [pytest.approx(1.0), pytest.approx(1.3)]  # the stall until 1.7 s: neither
+
+
 def test_a_stall_spans_from_the_odometry_before_it_to_the_first_after_it():
     times = [0.0, 0.5, 1.0, 2.0, 2.5]
     assert paths.stall_spans(times, [(1.2, 1.8), (0.5, 0.6), (2.4, 3.0)]) == [
