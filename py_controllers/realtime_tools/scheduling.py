@@ -17,7 +17,6 @@ from typing import Any
 _MCL_CURRENT = 1
 _MCL_FUTURE = 2
 _PR_SET_TIMERSLACK = 29
-_PR_GET_TIMERSLACK = 30
 
 LOOP_TIMER_SLACK_NS = 1
 """The loop thread's timer slack: Linux lets a thread's sleep end up to its slack late (50 us
