@@ -150,7 +150,14 @@ def driven_path(
     for t0, t1 in stalls:
         print(
             f'    this process stalled {t1 - t0:.2f} s, {t0 - starts[0]:.2f} s into the '
-            "drive: where states are missing then, the commanded path takes the odometry's "
-            'motion'
+            f'drive (the next state {_after_ms([t for t, _ in twists], t1)}, the next '
+            f'odometry {_after_ms([t for t, _ in odometry], t1)}): where states are missing '
+            "then, the commanded path takes the odometry's motion"
         )
     return DrivenPath(starts, odometry, commanded, ends, held)
+
+
+def _after_ms(stamps: Sequence[float], t: float) -> str:
+    """When the first of `stamps` (in order) at or after `t` came, for a stall's account."""
+    later = [s for s in stamps if s >= t]
+    return f'{(later[0] - t) * 1000:.0f} ms after it' if later else 'never came'

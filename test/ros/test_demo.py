@@ -106,9 +106,10 @@ def test_base_demo_odometry_follows_the_commanded_path(
             demo.kill()
     numbers = BASE_NUMBERS.search(out)
     assert numbers and numbers['step'] == step, out[-4000:]
-    assert int(numbers['end']) <= end_mm
-    assert abs(float(numbers['heading'])) <= heading_deg
-    assert int(numbers['deviation']) <= deviation_mm
+    # the demo's own account (legs, take-ups, stalls) goes with a miss
+    assert int(numbers['end']) <= end_mm, out[-4000:]
+    assert abs(float(numbers['heading'])) <= heading_deg, out[-4000:]
+    assert int(numbers['deviation']) <= deviation_mm, out[-4000:]
     assert '[ok] tf' in out
     if flag == '--mecanum':
         assert 'largest |yaw| while driving: 0.000 deg' in out  # no turning at all
