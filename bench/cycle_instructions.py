@@ -11,6 +11,12 @@ steps, trajectory executing, cmd_vel driving the base, every state topic subscri
 `bench.demo_load.warm_cycle_us` does; only the stepped cycles are counted (callgrind's
 collection is switched on while the cycles run inside a ctypes call, `ffi_call`), on the
 stepping thread; the publishing thread's instructions are printed beside them.
+
+It also counts one bare `mujoco.mj_step` of arm6 (the floor of issue #39's ratio target)
+the same way and prints the cycle's ratio to it in instructions: a figure no host's speed
+or load moves, beside the bench's ratio in time (which MuJoCo's tight C, running several
+instructions a clock where the interpreter runs about one, and the caches a sleep leaves
+cold, both move).
 """
 
 from __future__ import annotations
@@ -83,6 +89,28 @@ def run_cycles(cycles: int) -> None:
         harness.close()
 
 
+def run_mj_steps(steps: int) -> None:
+    """`steps` bare `mj_step`s of the arm6 model inside one ctypes call (after a warm-up)."""
+    import mujoco
+
+    from bench.mujoco_step import ARM6_XML
+
+    model = mujoco.MjModel.from_xml_path(str(ARM6_XML))
+    data = mujoco.MjData(model)
+    for _ in range(MJ_WARM_UP):
+        mujoco.mj_step(model, data)
+
+    def counted() -> None:
+        for _ in range(steps):
+            mujoco.mj_step(model, data)
+
+    ctypes.CFUNCTYPE(None)(counted)()
+
+
+MJ_WARM_UP = 500
+MJ_STEPS = 2000
+
+
 def thread_totals(folder: Path) -> list[int]:
     """The instructions counted in each thread's callgrind file, largest first."""
     totals = []
@@ -98,10 +126,10 @@ ATTEMPTS = 3
 a dozen runs, cause unknown), and a later run counted normally."""
 
 
-def count(cycles: int, env: dict[str, str] | None = None) -> list[int]:
-    """Instructions of `cycles` stepped cycles per thread (largest first: the stepping
-    thread), from a child process under callgrind; raises RuntimeError with valgrind's last
-    words when no attempt counted."""
+def count(cycles: int, env: dict[str, str] | None = None, *, what: str = '--inside') -> list[int]:
+    """Instructions of `cycles` stepped cycles (with `what='--inside-mj'`, bare mj_steps)
+    per thread (largest first: the stepping thread), from a child process under callgrind;
+    raises RuntimeError with valgrind's last words when no attempt counted."""
     failures = []
     for attempt in range(1, ATTEMPTS + 1):
         with tempfile.TemporaryDirectory() as folder:
@@ -119,7 +147,7 @@ def count(cycles: int, env: dict[str, str] | None = None) -> list[int]:
                     sys.executable,
                     '-m',
                     'bench.cycle_instructions',
-                    '--inside',
+                    what,
                     '--cycles',
                     str(cycles),
                 ],
@@ -140,16 +168,22 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog='cycle_instructions', description=__doc__.splitlines()[0])
     p.add_argument('--cycles', type=int, default=200)
     p.add_argument('--inside', action='store_true', help=argparse.SUPPRESS)
+    p.add_argument('--inside-mj', action='store_true', help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.inside:
         run_cycles(args.cycles)
         return 0
+    if args.inside_mj:
+        run_mj_steps(args.cycles)
+        return 0
     from py_controllers import compiled
 
+    floor = count(MJ_STEPS, what='--inside-mj')[0] / MJ_STEPS
     print(f'instructions per stepped demo cycle ({args.cycles} cycles, callgrind):')
     for label, pure in (('pure Python', '1'), (compiled.variant(), '0')):
-        totals = count(args.cycles, {compiled.PURE_ENV: pure})
-        print(f'  {totals[0] / args.cycles:11,.0f}  {label}')
+        per_cycle = count(args.cycles, {compiled.PURE_ENV: pure})[0] / args.cycles
+        print(f'  {per_cycle:11,.0f}  {label}: {per_cycle / floor:.1f}x the bare mj_step')
+    print(f'  {floor:11,.0f}  one bare mj_step of arm6 (with its Python call; {MJ_STEPS} steps)')
     return 0
 
 
