@@ -10,13 +10,12 @@ The demo's read -> update -> write is stepped in this process (`SteppedManager`,
 steps, trajectory executing, cmd_vel driving the base, every state topic subscribed), as
 `bench.demo_load.warm_cycle_us` does; only the stepped cycles are counted (callgrind's
 collection is switched on while the cycles run inside a ctypes call, `ffi_call`), on the
-stepping thread; the publishing thread's instructions are printed beside them.
+stepping thread.
 
 It also counts one bare `mujoco.mj_step` of arm6 (the floor of issue #39's ratio target)
 the same way and prints the cycle's ratio to it in instructions: a figure no host's speed
-or load moves, beside the bench's ratio in time (which MuJoCo's tight C, running several
-instructions a clock where the interpreter runs about one, and the caches a sleep leaves
-cold, both move).
+or load moves, beside the bench's ratio in time (which moves with how fast a host runs
+interpreted code against MuJoCo's tight C, and with the caches a sleep leaves cold).
 """
 
 from __future__ import annotations
