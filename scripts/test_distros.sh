@@ -43,6 +43,19 @@ PURE_TESTS=(test/unit test/ros/test_command_limits.py test/ros/test_command_guar
 # failed, when pytest itself failed, or when the process ended inside a test whose own call
 # had not passed; one that passed and then hung in its teardown (rclpy's node destruction
 # did, three times in about ten whole runs) is reported, with its stacks, and the suite goes on.
+# A process that ended inside a test leaves that test's children running (its managers,
+# simulators, test nodes), on the job's ROS domain: the resumed process then met them (s53: a
+# leftover manager answered the next tests' spawners, 7 failures after one hang). Every
+# process whose environment names the job's progress file (pytest's children inherit it) is
+# ended before resuming.
+end_leftovers() {  # progress-file: the number of leftover processes ended
+  local pid n=0
+  for pid in $(grep -lzxsF "PY_CONTROLLERS_TEST_PROGRESS=$1" /proc/[0-9]*/environ | cut -d/ -f3); do
+    kill -KILL "$pid" 2>/dev/null && n=$((n + 1))
+  done
+  echo "$n"
+}
+
 resumable_pytest() {  # label python progress-file pytest-args...: 0 when all passed
   local label="$1" py="$2" progress="$3" rc stuck runs=0 ok=1
   shift 3
@@ -64,6 +77,7 @@ resumable_pytest() {  # label python progress-file pytest-args...: 0 when all pa
       ok=0
     fi
     echo "end $stuck" >>"$progress"
+    printf '[test] %s: %s leftover processes of it ended\n' "$label" "$(end_leftovers "$progress")"
     [ "$runs" -lt 3 ] || { ok=0; break; }
     printf '[test] %s: resuming after it\n' "$label"
   done
