@@ -112,7 +112,9 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
     target = float(page.get_by_test_id('target-arm_controller-joint1').inner_text())
     assert target == pytest.approx(dragged, abs=0.011)
     expect(result).to_contain_text('goal 1: succeeded')
-    ros.spin_for_messages(joint_states, 5)
+    # the goal's tolerance is the JTC's to judge; this test asks that the arm gets there and
+    # is drawn there (CI, kilted under load: five states after 'succeeded' read 1.478 of 1.52)
+    ros.spin_until(lambda: abs(joint1() - target) < 0.03)
     reached = joint1()
     assert reached == pytest.approx(target, abs=0.03)
     drawn = wait_for_drawn(page, 'robot', reached, 0.01)
