@@ -186,7 +186,10 @@ def applied_path(
     last = applied[-1][0] if applied else starts[0]
     times = [t for t, _ in odometry]
     stamps = [t for t, _ in applied]
-    resumed = [(a, first_at_or_after(stamps, b)) for a, b in stalls]
+    resumed = []
+    for a, b in stalls:
+        came = first_at_or_after(stamps, b)
+        resumed.append((a, b if came is None else came))
     spans = merged(
         (max(a, starts[0]), min(b, last))
         for a, b in stall_spans(times, resumed)
@@ -218,10 +221,10 @@ def applied_path(
     return path, ends[: len(held)], held
 
 
-def first_at_or_after(times: Sequence[float], t: float) -> float:
-    """The first of `times` (in order) at or after `t`; `t` itself when none is."""
+def first_at_or_after(times: Sequence[float], t: float) -> float | None:
+    """The first of `times` (in order) at or after `t`; None when none is."""
     i = bisect.bisect_left(times, t)
-    return times[i] if i < len(times) else t
+    return times[i] if i < len(times) else None
 
 
 def stall_spans(

@@ -159,5 +159,5 @@ def driven_path(
 
 def _after_ms(stamps: Sequence[float], t: float) -> str:
     """When the first of `stamps` (in order) at or after `t` came, for a stall's account."""
-    later = [s for s in stamps if s >= t]
-    return f'{(later[0] - t) * 1000:.0f} ms after it' if later else 'never came'
+    later = paths.first_at_or_after(stamps, t)
+    return 'never came' if later is None else f'{(later - t) * 1000:.0f} ms after it'
