@@ -3,11 +3,13 @@ quicker participant announcements and no intra-process shortcut (test/fastdds_pr
 A hang guard: a test still running after HANG_S prints every thread's stack and ends the
 process, so a hang costs minutes and names itself instead of eating the CI's whole budget.
 And, with PY_CONTROLLERS_TEST_PROGRESS naming a file, each test's start, end, passed call,
-failure and duration go there, and a run with that file deselects what it lists as started:
-the runner (scripts/test_distros.sh) resumes a suite after the test the process ended in.
+failure and duration go there, and a run with that file deselects what it lists as started
+(as often as it is started, less the `retry` lines): the runner (scripts/test_distros.sh)
+resumes a suite after the test the process ended in, or with it once more.
 With PY_CONTROLLERS_TEST_SHARD=i/n, the process runs the i-th of n shards of the test files
 given (test/sharding.py), the runner's way of running a suite as several processes."""
 
+import collections
 import faulthandler
 import importlib.metadata
 import os
@@ -40,7 +42,7 @@ seen in the whole suite is rclpy's node destruction in a teardown, so it costs l
 PROGRESS = os.environ.get('PY_CONTROLLERS_TEST_PROGRESS')
 SHARD = os.environ.get('PY_CONTROLLERS_TEST_SHARD')
 
-_terminal_fd: list[int] = []
+_stacks_fd: list[int] = []
 
 
 def _note(event: str, nodeid: str) -> None:
@@ -92,11 +94,16 @@ def pytest_collection_modifyitems(config, items):
         )
     if not PROGRESS or not os.path.exists(PROGRESS):
         return
+    # a test runs again only as often as the runner has written `retry` for it
+    runs: collections.Counter[str] = collections.Counter()
     with open(PROGRESS) as progress:
-        started = {
-            line.split(' ', 1)[1].rstrip('\n') for line in progress if line.startswith('start ')
-        }
-    _deselect(config, items, lambda item: item.nodeid in started)
+        for line in progress:
+            event, _, nodeid = line.rstrip('\n').partition(' ')
+            if event == 'start':
+                runs[nodeid] += 1
+            elif event == 'retry':
+                runs[nodeid] -= 1
+    _deselect(config, items, lambda item: runs[item.nodeid] > 0)
 
 
 def pytest_runtest_logreport(report):
@@ -108,7 +115,13 @@ def pytest_runtest_logreport(report):
 
 def pytest_configure(config):
     # Capture is suspended here, so fd 2 is still the terminal: while a test runs it is not.
-    _terminal_fd.append(os.dup(2))
+    # Under the runner the hang guard's stacks go to `<progress file>.stacks`, which it prints
+    # and reads (a hang inside rclpy's node destruction gets its test run once more).
+    if PROGRESS:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+        _stacks_fd.append(os.open(f'{PROGRESS}.stacks', flags, 0o644))
+    else:
+        _stacks_fd.append(os.dup(2))
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -117,7 +130,7 @@ def pytest_runtest_protocol(item, nextitem):
     _note('start', item.nodeid)
     began = time.monotonic()
     cpu_began = _cpu_s()
-    faulthandler.dump_traceback_later(HANG_S, exit=True, file=_terminal_fd[0])
+    faulthandler.dump_traceback_later(HANG_S, exit=True, file=_stacks_fd[0])
     try:
         yield
     finally:
@@ -129,4 +142,4 @@ def pytest_runtest_protocol(item, nextitem):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item, nextitem):
-    faulthandler.dump_traceback_later(TEARDOWN_HANG_S, exit=True, file=_terminal_fd[0])
+    faulthandler.dump_traceback_later(TEARDOWN_HANG_S, exit=True, file=_stacks_fd[0])
