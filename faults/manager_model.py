@@ -420,6 +420,14 @@ class ManagerModel(RuleBasedStateMachine):
                     assert not self.cm.is_running(name), f'{name} still runs'
         self.step()
 
+    @rule(data=st.data(), strictness=st.sampled_from([1, 2]))
+    def restart(self, data: Any, strictness: int) -> None:
+        """One switch that deactivates and activates the same controller."""
+        name = self._pick(data, [s.name for s in self.cm.active], 'restart')
+        if name is not None:
+            self.cm.switch_controller([name], [name], strictness)
+        self.step()
+
     @rule(data=st.data())
     def deactivate(self, data: Any) -> None:
         name = self._pick(data, [s.name for s in self.cm.active], 'deactivate')

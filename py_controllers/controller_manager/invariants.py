@@ -24,6 +24,9 @@ The invariants:
   exactly the interfaces claimed on it, while it is active;
 - `finite`: nothing that is not a finite float reaches write() on a claimed or released
   interface (the hardware records it: `InvariantRecorder` wraps each component's write());
+- `activated`: a controller in the update table has had its on_activate since its last
+  on_deactivate (the recorder wraps both hooks): nothing puts a controller back to work
+  without its activation, whatever its deactivation returned;
 - `holds_last`: after any sequence of signals, each component's last write is its holds
   (checked on the process: `last_write_holds`).
 """
@@ -61,15 +64,16 @@ def _is_float_ok(value: Any, nan_ok: bool) -> bool:
 @dataclass
 class InvariantRecorder:
     """Records what the checks cannot see afterwards: which controllers' update() ran
-    while out of the update table, and every write() that got a value that is not a
-    finite float on a claimed or released interface. Wraps the methods of the manager's
-    components and controllers (controllers loaded later: call `watch()` again; the
-    checks do)."""
+    while out of the update table, which of on_activate and on_deactivate each controller
+    ran last, and every write() that got a value that is not a finite float on a claimed or
+    released interface. Wraps the methods of the manager's components and controllers
+    (controllers loaded later: call `watch()` again; the checks do)."""
 
     manager: Any
     violations: list[Violation] = field(default_factory=list)
     writes: int = 0
     updates: int = 0
+    last_hook: dict[str, str] = field(default_factory=dict)
     _wrapped: set[int] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -86,6 +90,7 @@ class InvariantRecorder:
             if id(spec.controller) not in self._wrapped:
                 self._wrapped.add(id(spec.controller))
                 self._wrap_update(spec.name, spec.controller)
+                self._wrap_activation_hooks(spec.name, spec.controller)
 
     def _wrap_update(self, name: str, controller: Any) -> None:
         update = controller.update
@@ -100,6 +105,17 @@ class InvariantRecorder:
             return update(time, period)
 
         controller.update = recorded_update
+
+    def _wrap_activation_hooks(self, name: str, controller: Any) -> None:
+        self.last_hook.pop(name, None)  # a controller loaded again under the same name
+        for hook in ('on_activate', 'on_deactivate'):
+            original = getattr(controller, hook)
+
+            def recorded(previous_state: Any, hook: str = hook, original: Any = original) -> Any:
+                self.last_hook[name] = hook
+                return original(previous_state)
+
+            setattr(controller, hook, recorded)
 
     def _wrap_write(self, managed: Any) -> None:
         component = managed.component
@@ -135,6 +151,7 @@ def check_invariants(manager: Any, recorder: InvariantRecorder | None = None) ->
         recorder.watch()
         found += recorder.violations
         recorder.violations = []
+        found += activated(manager, recorder)
     return found
 
 
@@ -195,6 +212,15 @@ def update_table(manager: Any) -> list[Violation]:
         if holder not in running:
             found.append(Violation('update_table', f"{itf} claimed by '{holder}', not running"))
     return found
+
+
+def activated(manager: Any, recorder: InvariantRecorder) -> list[Violation]:
+    """`activated`: no controller runs whose last activation hook was on_deactivate."""
+    return [
+        Violation('activated', f"'{spec.name}' runs without an on_activate since on_deactivate")
+        for spec in manager.active
+        if recorder.last_hook.get(spec.name) == 'on_deactivate'
+    ]
 
 
 def modes(manager: Any) -> list[Violation]:

@@ -46,7 +46,7 @@ from py_controllers.controller_manager.component_nodes import ComponentNodes
 from py_controllers.controller_manager.controller_loading import ControllerLoading
 from py_controllers.controller_manager.controller_spec import ControllerSpec
 from py_controllers.controller_manager.loop_time import LoopDuration
-from py_controllers.controller_manager.release import release
+from py_controllers.controller_manager.release import release, tell_hardware_to_stop
 from py_controllers.controller_manager.supervision import Supervisor
 from py_controllers.controller_manager.switch_plan import (
     AUTO,
@@ -322,6 +322,16 @@ class ControllerManager:
     def _activate(self, spec: ControllerSpec, started: list[str]) -> str:
         """Claim, assign and activate; '' on success, else the reason (its claims and the
         interfaces switched on for it released through the release transaction)."""
+        if self.state_of(spec.name) == S.ACTIVE:
+            # a restart whose on_deactivate failed: running it again would skip on_activate,
+            # and release() would run on_deactivate a second time; stop only what the
+            # switch started for it
+            if started:
+                tell_hardware_to_stop(self, started)
+            return (
+                f"controller '{spec.name}' not activated again: its on_deactivate failed, so "
+                'it is still active in its lifecycle: deactivate it again first'
+            )
         reason = self._claim_and_activate(spec)
         if reason:
             release(self, [spec.name], also_stop=started)

@@ -149,3 +149,31 @@ def test_an_owed_stop_outlasts_a_deactivation_of_the_hardware(model):
     model.step()  # active again: asked again, and accepted
     assert rm.owed_stops == {} and not arm.command_modes()['a1/position']
     assert check_invariants(model.cm, model.recorder) == []
+
+
+@pytest.mark.parametrize('strictness', [1, 2])
+@pytest.mark.parametrize('interface', ['a1/position', 'joint1/position'])
+def test_a_restart_whose_deactivation_failed_does_not_run_the_controller_again(
+    model, interface, strictness
+):
+    # some_controllers(groups=[['a1/position']]); switch(activate=[c0]); hook_fault(c0,
+    # on_deactivate, failure); switch(activate=[c0], deactivate=[c0]): the activation found
+    # c0 still ACTIVE in its lifecycle ("no transition from active to active"), skipped its
+    # on_activate and put it back in the update table (joint1: MuJoCo's, mode-aware)
+    model._load('c0', [interface], [], configure=True)
+    assert model.cm.switch_controller(['c0'], [], 2)[0]
+    model.step()
+    model.cm.controllers['c0'].controller.hooks['on_deactivate'] = 'failure'
+    ok, msg = model.cm.switch_controller(['c0'], ['c0'], strictness)
+    assert ok == (strictness == 1) and 'still active in its lifecycle' in msg, msg
+    assert not model.cm.is_running('c0') and model.cm.state_of('c0') == S.ACTIVE
+    assert model.cm.rm.claimed == {}
+    assert not any(model.cm.rm.components['Mj'].component.command_modes().values())
+    model.step()
+    assert check_invariants(model.cm, model.recorder) == []
+    # deactivating it again retries on_deactivate; then it can be activated as usual
+    assert model.cm.switch_controller([], ['c0'], 2)[0]
+    assert model.cm.state_of('c0') == S.INACTIVE
+    assert model.cm.switch_controller(['c0'], [], 2)[0] and model.cm.is_running('c0')
+    model.step()
+    assert check_invariants(model.cm, model.recorder) == []
