@@ -322,15 +322,21 @@ class ControllerManager:
     def _activate(self, spec: ControllerSpec, started: list[str]) -> str:
         """Claim, assign and activate; '' on success, else the reason (its claims and the
         interfaces switched on for it released through the release transaction)."""
-        if self.state_of(spec.name) == S.ACTIVE:
-            # a restart whose on_deactivate failed: running it again would skip on_activate,
-            # and release() would run on_deactivate a second time; stop only what the
-            # switch started for it
+        state = self.state_of(spec.name)
+        if state != S.INACTIVE:
+            # a restart whose on_deactivate failed: FAILURE left it ACTIVE (running it again
+            # would skip on_activate, and release() would run on_deactivate a second time),
+            # ERROR UNCONFIGURED or FINALIZED; stop only what the switch started for it
             if started:
                 tell_hardware_to_stop(self, started)
+            if state == S.ACTIVE:
+                then = 'it is still active in its lifecycle: deactivate it again first'
+            elif state == S.UNCONFIGURED:
+                then = 'it is unconfigured: configure it before activating'
+            else:
+                then = f'it is {state.label}: unload it and load it again'
             return (
-                f"controller '{spec.name}' not activated again: its on_deactivate failed, so "
-                'it is still active in its lifecycle: deactivate it again first'
+                f"controller '{spec.name}' not activated again: its on_deactivate failed, so {then}"
             )
         reason = self._claim_and_activate(spec)
         if reason:

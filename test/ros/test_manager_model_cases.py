@@ -153,26 +153,39 @@ def test_an_owed_stop_outlasts_a_deactivation_of_the_hardware(model):
 
 @pytest.mark.parametrize('strictness', [1, 2])
 @pytest.mark.parametrize('interface', ['a1/position', 'joint1/position'])
+@pytest.mark.parametrize(
+    ('outcome', 'left', 'reason'),
+    [
+        ('failure', S.ACTIVE, 'still active in its lifecycle'),
+        ('error', S.UNCONFIGURED, 'configure it before activating'),
+    ],
+)
 def test_a_restart_whose_deactivation_failed_does_not_run_the_controller_again(
-    model, interface, strictness
+    model, interface, strictness, outcome, left, reason
 ):
     # some_controllers(groups=[['a1/position']]); switch(activate=[c0]); hook_fault(c0,
-    # on_deactivate, failure); switch(activate=[c0], deactivate=[c0]): the activation found
-    # c0 still ACTIVE in its lifecycle ("no transition from active to active"), skipped its
-    # on_activate and put it back in the update table (joint1: MuJoCo's, mode-aware)
+    # on_deactivate, failure); restart(c0): the activation found c0 still ACTIVE in its
+    # lifecycle ("no transition from active to active"), skipped its on_activate and put it
+    # back in the update table, and the switch said 'switched'. With ERROR (on_error: c0
+    # unconfigured) the activation raised "no transition from unconfigured to active"
+    # instead (it failed, with that for a reason). joint1: MuJoCo's, mode-aware.
     model._load('c0', [interface], [], configure=True)
     assert model.cm.switch_controller(['c0'], [], 2)[0]
     model.step()
-    model.cm.controllers['c0'].controller.hooks['on_deactivate'] = 'failure'
+    model.cm.controllers['c0'].controller.hooks['on_deactivate'] = outcome
     ok, msg = model.cm.switch_controller(['c0'], ['c0'], strictness)
-    assert ok == (strictness == 1) and 'still active in its lifecycle' in msg, msg
-    assert not model.cm.is_running('c0') and model.cm.state_of('c0') == S.ACTIVE
+    assert ok == (strictness == 1) and reason in msg, msg
+    assert not model.cm.is_running('c0') and model.cm.state_of('c0') == left
     assert model.cm.rm.claimed == {}
     assert not any(model.cm.rm.components['Mj'].component.command_modes().values())
     model.step()
     assert check_invariants(model.cm, model.recorder) == []
-    # deactivating it again retries on_deactivate; then it can be activated as usual
-    assert model.cm.switch_controller([], ['c0'], 2)[0]
+    # as the reason says: deactivate it again (on_deactivate again) or configure it; then
+    # it can be activated as usual
+    if left == S.ACTIVE:
+        assert model.cm.switch_controller([], ['c0'], 2)[0]
+    else:
+        assert model.cm.configure_controller('c0')[0]
     assert model.cm.state_of('c0') == S.INACTIVE
     assert model.cm.switch_controller(['c0'], [], 2)[0] and model.cm.is_running('c0')
     model.step()
