@@ -54,6 +54,7 @@ from py_controllers.controller_manager.switch_plan import (
     FORCE_AUTO,
     STRICT,
     SwitchPlan,
+    lifecycle_problem,
 )
 from py_controllers.hardware_interface.resource_manager import ClaimError, ResourceManager
 from py_controllers.hardware_interface.types import RETURN_OK, LifecycleStateId, ReturnType
@@ -321,23 +322,14 @@ class ControllerManager:
 
     def _activate(self, spec: ControllerSpec, started: list[str]) -> str:
         """Claim, assign and activate; '' on success, else the reason (its claims and the
-        interfaces switched on for it released through the release transaction)."""
-        state = self.state_of(spec.name)
-        if state != S.INACTIVE:
-            # a restart whose on_deactivate failed: FAILURE left it ACTIVE (running it again
-            # would skip on_activate, and release() would run on_deactivate a second time),
-            # ERROR UNCONFIGURED or FINALIZED; stop only what the switch started for it
+        interfaces switched on for it released through the release transaction; a controller
+        its lifecycle state keeps out, a restart whose on_deactivate failed, gets only the
+        interfaces stopped: it claimed nothing, and its on_deactivate is not run again)."""
+        problem = lifecycle_problem(self, spec.name)
+        if problem:
             if started:
                 tell_hardware_to_stop(self, started)
-            if state == S.ACTIVE:
-                then = 'it is still active in its lifecycle: deactivate it again first'
-            elif state == S.UNCONFIGURED:
-                then = 'it is unconfigured: configure it before activating'
-            else:
-                then = f'it is {state.label}: unload it and load it again'
-            return (
-                f"controller '{spec.name}' not activated again: its on_deactivate failed, so {then}"
-            )
+            return problem
         reason = self._claim_and_activate(spec)
         if reason:
             release(self, [spec.name], also_stop=started)

@@ -20,6 +20,25 @@ AUTO = 3
 FORCE_AUTO = 4
 
 
+def lifecycle_problem(cm: ManagerTables, name: str) -> str:
+    """Why controller `name` cannot be activated from its lifecycle state now; '' when it
+    can (INACTIVE). Checked when a switch is planned and again at each activation, after
+    the switch's deactivations (a restart whose on_deactivate failed)."""
+    state = cm.state_of(name)
+    if state == S.ACTIVE and not cm.is_running(name):
+        return (
+            f"controller '{name}' is still active in its lifecycle (its on_deactivate failed): "
+            'deactivate it again first'
+        )
+    if state == S.ACTIVE:
+        return f"controller '{name}' is already active"
+    if state == S.UNCONFIGURED:
+        return f"controller '{name}' is unconfigured: configure it before activating"
+    if state == S.FINALIZED:
+        return f"controller '{name}' is finalized: unload it and load it again"
+    return ''
+
+
 class SwitchPlan:
     """Validation of a switch request, following ros2_control's strict/best-effort rules."""
 
@@ -66,21 +85,14 @@ class SwitchPlan:
                 if err:
                     return err
         for name in list(self.activate):
-            state = cm.state_of(name)
-            if state == S.ACTIVE and not cm.is_running(name) and name not in self.deactivate:
-                why = (
-                    f"controller '{name}' is still active in its lifecycle (its on_deactivate "
-                    'failed): deactivate it again first'
-                )
-            elif state == S.ACTIVE and name not in self.deactivate:
-                why = f"controller '{name}' is already active"
-            elif state in (S.UNCONFIGURED, S.FINALIZED):
-                why = f"controller '{name}' is {state.label}: configure it before activating"
-            else:
+            # a restart's deactivation comes first: its outcome is checked at activation
+            if name in self.deactivate and cm.state_of(name) == S.ACTIVE:
                 continue
-            err = self._reject(strict, self.activate, name, why)
-            if err:
-                return err
+            why = lifecycle_problem(cm, name)
+            if why:
+                err = self._reject(strict, self.activate, name, why)
+                if err:
+                    return err
         # chain rules and interfaces; dropping one may invalidate another, so repeat
         changed = True
         while changed:
