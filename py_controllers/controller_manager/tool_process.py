@@ -17,7 +17,6 @@ process with more than one thread.
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import os
 import signal
@@ -34,6 +33,8 @@ FORWARDED = (
     signal.SIGUSR2,
 )
 """Signals the parent passes on to the child (the child's handlers decide what they do)."""
+WAKERS = (*FORWARDED, signal.SIGCHLD)
+"""What the parent waits for: a signal to pass on, or the child's end."""
 PR_SET_PDEATHSIG = 1
 
 _report_fd: int | None = None
@@ -68,8 +69,9 @@ def run_in_child(work: Callable[[], int]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     parent = os.getpid()
-    # no signal is handled between the fork and each side's handlers being in place
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, FORWARDED)
+    # Both sides start with these blocked: the child until its own handlers are in place, the
+    # parent until the child has ended, taking them with sigwaitinfo (see _wait_passing_on)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, WAKERS)
     pid = os.fork()
     if pid == 0:
         os.close(read_fd)
@@ -82,23 +84,34 @@ def run_in_child(work: Callable[[], int]) -> int:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         return work()
     os.close(write_fd)
-
-    forwarded: set[int] = set()
-
-    def forward(sig: int, _frame: object) -> None:
-        forwarded.add(sig)
-        with contextlib.suppress(ProcessLookupError):  # the child has just ended
-            os.kill(pid, sig)
-
-    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
-    signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     try:
+        wait_status, forwarded = _wait_passing_on(pid)
         reported = _read_report(read_fd)
-        _, wait_status = os.waitpid(pid, 0)
+        while signal.sigtimedwait(WAKERS, 0) is not None:
+            pass  # came after the child ended: nobody is left to pass them to
     finally:
-        for sig, handler in previous.items():  # None: a handler not set from Python
-            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     return _outcome(reported, wait_status, forwarded)
+
+
+def _wait_passing_on(pid: int) -> tuple[int, set[int]]:
+    """Wait for the child to end, passing on each FORWARDED signal the parent receives; its
+    wait status and the signals passed on.
+
+    The signals stay blocked and are taken with sigtimedwait, not by Python handlers: a
+    handler runs between bytecodes, so a signal that came just before `os.waitpid` entered
+    the kernel waited for the child to end by itself (2 % of tries on a loaded host: a
+    Ctrl-C lost, a tool that never stopped)."""
+    forwarded: set[int] = set()
+    while True:
+        ended, wait_status = os.waitpid(pid, os.WNOHANG)
+        if ended:
+            return wait_status, forwarded
+        # the timeout is a backstop only: SIGCHLD, blocked, stays pending until taken here
+        info = signal.sigtimedwait(WAKERS, 1.0)
+        if info is not None and info.si_signo != signal.SIGCHLD:
+            forwarded.add(info.si_signo)
+            os.kill(pid, info.si_signo)  # not reaped yet: the pid is still the child's
 
 
 def _stop_with_parent(parent: int) -> None:
@@ -112,9 +125,15 @@ def _stop_with_parent(parent: int) -> None:
 
 
 def _read_report(fd: int) -> int | None:
-    """The status the child reported, None if it closed the pipe without one."""
-    with os.fdopen(fd, 'rb') as pipe:
-        data = pipe.read(1)
+    """The status the (ended) child reported, None if it ended without one. The pipe is read
+    without blocking: a process the child started may still hold its end open."""
+    os.set_blocking(fd, False)
+    try:
+        data = os.read(fd, 1)
+    except BlockingIOError:
+        data = b''
+    finally:
+        os.close(fd)
     return data[0] if data else None
 
 
