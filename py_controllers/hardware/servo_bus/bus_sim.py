@@ -337,7 +337,10 @@ def main(argv: list[str] | None = None) -> int:
     with PtyServoBus(servos, args.baud, args.link, args.time_scale, step_s=args.step) as bus:
         print(bus.path, flush=True)
         with contextlib.suppress(KeyboardInterrupt):
-            done.wait()
+            # with a timeout: a signal that comes just before the wait blocks is handled
+            # when it returns (a handler runs between bytecodes), not never
+            while not done.wait(0.5):
+                pass
     return 0
 
 
