@@ -70,7 +70,7 @@ def run_in_child(work: Callable[[], int]) -> int:
     sys.stderr.flush()
     parent = os.getpid()
     # Both sides start with these blocked: the child until its own handlers are in place, the
-    # parent until the child has ended, taking them with sigwaitinfo (see _wait_passing_on)
+    # parent until the child has ended, taking them with sigtimedwait (see _wait_passing_on)
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, WAKERS)
     pid = os.fork()
     if pid == 0:
@@ -100,7 +100,7 @@ def _wait_passing_on(pid: int) -> tuple[int, set[int]]:
 
     The signals stay blocked and are taken with sigtimedwait, not by Python handlers: a
     handler runs between bytecodes, so a signal that came just before `os.waitpid` entered
-    the kernel waited for the child to end by itself (2 % of tries on a loaded host: a
+    the kernel waited for the child to end by itself (7 of 500 tries beside a test run: a
     Ctrl-C lost, a tool that never stopped)."""
     forwarded: set[int] = set()
     while True:
