@@ -11,6 +11,7 @@ given (test/sharding.py), the runner's way of running a suite as several process
 
 import collections
 import faulthandler
+import gc
 import importlib.metadata
 import os
 import time
@@ -104,6 +105,15 @@ def pytest_collection_modifyitems(config, items):
             elif event == 'retry':
                 runs[nodeid] -= 1
     _deselect(config, items, lambda item: runs[item.nodeid] > 0)
+
+
+def pytest_collection_finish(session):
+    """Move what collection built (every module imported, every test item) out of the cycle
+    collector's sight: it is alive for the whole session, yet each full collection walked it
+    again (a quarter of a shard's CPU: 9.2 of 35.8 s, 1,904 collections). Later objects,
+    the tests' nodes and managers among them, are collected as before."""
+    gc.collect()
+    gc.freeze()
 
 
 def pytest_runtest_logreport(report):

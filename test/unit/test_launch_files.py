@@ -3,6 +3,7 @@ parses, defines generate_launch_description, and every package, executable and c
 path it names exists in this package (or is a known ROS package)."""
 
 import ast
+import functools
 import re
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -97,8 +98,10 @@ def test_an_included_launch_file_declares_what_it_is_given(path):
         assert given <= declared_arguments(included), (target, given)
 
 
-def declared_controllers() -> set[str]:
-    """Controllers with a `type` under controller_manager in any config YAML."""
+@functools.cache
+def declared_controllers() -> frozenset[str]:
+    """Controllers with a `type` under controller_manager in any config YAML (read once: each
+    launch file's test asks, and the YAML parser is pure Python)."""
     import yaml
 
     names = set()
@@ -107,7 +110,7 @@ def declared_controllers() -> set[str]:
         for name, value in cm.get('ros__parameters', {}).items():
             if isinstance(value, dict) and 'type' in value:
                 names.add(name)
-    return names
+    return frozenset(names)
 
 
 @pytest.mark.parametrize('path', LAUNCH_FILES, ids=lambda p: p.name)
