@@ -20,9 +20,6 @@ exits at once after one final-write attempt. A loop failure or stall also report
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -55,6 +52,7 @@ from py_controllers.controller_manager.node_executors import (
     NodeExecutors,
     serve,
 )
+from py_controllers.controller_manager.process_signals import ProcessSignals, say
 from py_controllers.controller_manager.release import release
 from py_controllers.controller_manager.services import ManagerServices
 from py_controllers.controller_manager.startup_parameters import (
@@ -374,7 +372,7 @@ class ControllerManagerRuntime:
             'emergency',
         )['release']
         if isinstance(released, BaseException):  # the final write still goes out
-            _say(f'emergency stop: releasing {ending} did not finish: {released!r}')
+            say(f'emergency stop: releasing {ending} did not finish: {released!r}')
         cm.supervisor.final_write(timeout_s=EMERGENCY_WRITE_S, loop_stuck=not locked)
 
     def report_loop_failure(self) -> None:
@@ -401,48 +399,9 @@ class ControllerManagerRuntime:
         self.node.destroy_node()
 
 
-class _Signals:
-    """SIGINT, SIGTERM, SIGHUP and SIGQUIT: the first asks for the safe stop; another one
-    while it runs makes one final-write attempt and exits at once. Any further signal while
-    that emergency stop runs returns at once: the handler runs on top of the code it
-    interrupts, that code may be the emergency stop itself, and waiting on it is waiting
-    for good. The handler takes no lock of its own (`StopFlag`, `os.write`)."""
-
-    HANDLED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
-
-    def __init__(self) -> None:
-        self.stop = StopFlag()
-        self.runtime: ControllerManagerRuntime | None = None
-        self.emergency = False  # set once, as the emergency stop starts
-        for sig in self.HANDLED:
-            signal.signal(sig, self._handle)
-
-    def _handle(self, signum: int, _frame: Any) -> None:
-        if self.emergency:
-            return
-        if not self.stop.is_set():
-            self.stop.set()
-            return
-        self.emergency = True
-        runtime = self.runtime
-        if runtime is not None:
-            try:
-                runtime.emergency_stop()
-            except Exception as exc:
-                _say(f'final write failed: {exc!r}')
-        _say(f'{signal.Signals(signum).name} again: exiting now')
-        os._exit(1)
-
-
-def _say(text: str) -> None:
-    """To stderr without the stream's lock (print() raises when it interrupts a print)."""
-    with contextlib.suppress(OSError):
-        os.write(2, f'[ros2_control_node] {text}\n'.encode())
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of `ros2_control_node`."""
-    signals = _Signals()  # first: a signal during start-up still ends in the safe stop
+    signals = ProcessSignals()  # first: a signal during start-up still ends in the safe stop
     args = argv if argv is not None else sys.argv
     rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
     # The loop thread must get the GIL back soon after it wakes: shorten the interpreter's
@@ -461,10 +420,11 @@ def main(argv: list[str] | None = None) -> int:
         rclpy.shutdown()
         return 1
     signals.runtime = cm
+    signals.wake_with(cm.node.create_guard_condition(lambda: None).trigger)
     stop = cm.stop_requested
     try:
         # Each wake-up rebuilds the wait set in Python, so idle wake-ups are rare; a signal
-        # is noticed within IDLE_WAKE_S.
+        # wakes the wait at once (ProcessSignals).
         spinner = BetweenCycles(executor)
         serve(
             spinner,

@@ -16,8 +16,7 @@ from safety_rig import robot, running_manager
 from safety_rig import start as start_safety
 
 from py_controllers.controller_interface.controller_interface import CallbackReturn, ReturnType
-from py_controllers.controller_manager import node as node_module
-from py_controllers.controller_manager import supervision
+from py_controllers.controller_manager import process_signals, supervision
 from py_controllers.controller_manager.invariants import check_invariants
 from py_controllers.hardware_interface.types import LifecycleStateId as S
 from py_controllers.testing import CONFIG, RosHarness, SteppedManager
@@ -140,7 +139,6 @@ def test_a_signal_during_the_emergency_stop_returns_at_once(harness, monkeypatch
     one and waited for good on the lock the one it interrupted held: no hold was written."""
     node = running_manager(harness, robot({'Arm': ({}, ['j1'])}))
     m = node.manager
-    previous = {sig: signal.getsignal(sig) for sig in node_module._Signals.HANDLED}
     exits, stop_requests = [], []
 
     class Exited(BaseException):
@@ -158,10 +156,10 @@ def test_a_signal_during_the_emergency_stop_returns_at_once(harness, monkeypatch
         if len(stop_requests) == 1:
             signal.raise_signal(signal.SIGHUP)  # its handler runs here, on top of this one
 
-    monkeypatch.setattr(node_module.os, '_exit', exit_now)
+    monkeypatch.setattr(process_signals.os, '_exit', exit_now)
     monkeypatch.setattr(node.loop, 'request_stop', request_stop_then_a_signal)
+    signals = process_signals.ProcessSignals()
     try:
-        signals = node_module._Signals()
         signals.runtime = node
         start_safety(m, 'pushing', interfaces=['j1/velocity'], value=1.5)
         assert harness.spin_until(lambda: m.rm.command_interfaces['j1/velocity'].value == 1.5)
@@ -172,8 +170,7 @@ def test_a_signal_during_the_emergency_stop_returns_at_once(harness, monkeypatch
         assert (len(stop_requests), exits) == (1, [1])
         assert m.rm.command_interfaces['j1/velocity'].value == 0.0
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+        signals.close()
         if stop_requests:
             m.cycle_lock.release()  # the emergency keeps it for good; the test lets go
         node.shutdown()
