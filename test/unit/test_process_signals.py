@@ -7,15 +7,21 @@ import os
 import signal
 import threading
 
+import pytest
+
 from py_controllers.controller_manager.process_signals import ProcessSignals
 
 WAIT_S = 10.0  # an upper guard: the wake comes within milliseconds
 
 
-def test_a_signal_wakes_the_waker_from_another_thread_and_asks_for_the_safe_stop():
-    wakeup_fd_before = signal.set_wakeup_fd(-1)
-    signal.set_wakeup_fd(wakeup_fd_before)
-    handler_before = signal.getsignal(signal.SIGTERM)
+@pytest.fixture
+def signals():
+    made = ProcessSignals()
+    yield made
+    made.close()
+
+
+def test_a_signal_wakes_the_waker_from_another_thread_and_asks_for_the_safe_stop(signals):
     woken_in: list[int] = []
     woken = threading.Event()
 
@@ -23,21 +29,14 @@ def test_a_signal_wakes_the_waker_from_another_thread_and_asks_for_the_safe_stop
         woken_in.append(threading.get_ident())
         woken.set()
 
-    signals = ProcessSignals()
-    try:
-        signals.wake_with(wake)
-        os.kill(os.getpid(), signal.SIGTERM)
-        assert woken.wait(WAIT_S)
-        assert woken_in[0] != threading.get_ident()  # the relay's thread, not the main one
-        assert signals.stop.is_set() and not signals.emergency
-    finally:
-        signals.close()
-    assert signal.getsignal(signal.SIGTERM) is handler_before
-    assert signal.set_wakeup_fd(wakeup_fd_before) == wakeup_fd_before
-    assert not any(t.name == 'signal wake-up' for t in threading.enumerate())
+    signals.wake_with(wake)
+    os.kill(os.getpid(), signal.SIGTERM)
+    assert woken.wait(WAIT_S)
+    assert woken_in[0] != threading.get_ident()  # the relay's thread, not the main one
+    assert signals.stop.is_set() and not signals.emergency
 
 
-def test_a_waker_that_fails_does_not_end_the_relay():
+def test_a_waker_that_fails_does_not_end_the_relay(signals):
     """After shutdown the node's guard condition is gone and waking it raises: the next
     signal must still wake (and the handler run)."""
     first, second = threading.Event(), threading.Event()
@@ -48,14 +47,20 @@ def test_a_waker_that_fails_does_not_end_the_relay():
             raise RuntimeError('the node is gone')
         second.set()
 
-    signals = ProcessSignals()
-    try:
-        signals.wake_with(wake)
-        os.kill(os.getpid(), signal.SIGHUP)
-        assert first.wait(WAIT_S)
-        assert signals.stop.is_set()  # the handler ran as this thread ran Python again
-        signals.stop.clear()  # so the next signal is a first one again, not the emergency stop
-        os.kill(os.getpid(), signal.SIGHUP)
-        assert second.wait(WAIT_S)
-    finally:
-        signals.close()
+    signals.wake_with(wake)
+    os.kill(os.getpid(), signal.SIGHUP)
+    assert first.wait(WAIT_S)
+    assert signals.stop.is_set()  # the handler ran as this thread ran Python again
+    signals.stop.clear()  # so the next signal is a first one again, not the emergency stop
+    os.kill(os.getpid(), signal.SIGHUP)
+    assert second.wait(WAIT_S)
+
+
+def test_close_gives_back_the_handlers_and_the_wake_up_descriptor():
+    wakeup_fd_before = signal.set_wakeup_fd(-1)
+    signal.set_wakeup_fd(wakeup_fd_before)
+    handlers_before = {sig: signal.getsignal(sig) for sig in ProcessSignals.HANDLED}
+    ProcessSignals().close()
+    assert {sig: signal.getsignal(sig) for sig in ProcessSignals.HANDLED} == handlers_before
+    assert signal.set_wakeup_fd(wakeup_fd_before) == wakeup_fd_before
+    assert not any(t.name == 'signal wake-up' for t in threading.enumerate())
