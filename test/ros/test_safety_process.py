@@ -93,8 +93,8 @@ def test_ctrl_c_starts_the_safe_stop_at_once_not_when_the_main_thread_next_wakes
     """The main thread waits in rclpy for the manager node's callbacks, up to IDLE_WAKE_S at a
     time, and Python runs a signal's handler only once that thread runs Python code again.
     Without the wake-up of process_signals, a Ctrl-C that came just after the manager answered
-    a call (its wait then starts anew) began the safe stop IDLE_WAKE_S later (0.03-0.46 s
-    measured), the controllers driving the robot all along; with it, 2-5 ms. A real-time
+    a call (its wait then starts anew) began the safe stop up to IDLE_WAKE_S later (0.26-0.47 s
+    here, 0.03-0.46 s at random moments), the controllers driving all along; now 2-5 ms. A real-time
     check, so a generous bound: half of IDLE_WAKE_S."""
     manager, record = start_robot(tmp_path)
     with manager, RosHarness('safety_ctrl_c') as ros:
