@@ -35,57 +35,29 @@ TOGGLE = 'ffi_call'
 def run_cycles(cycles: int) -> None:
     """Set the demo up, then step `cycles` cycles inside one ctypes call (what is counted)."""
     from geometry_msgs.msg import TwistStamped
-    from trajectory_msgs.msg import JointTrajectory
 
-    from bench.common import DEMO_CONTROLLERS, DEMO_STATE_TOPICS, WAIT_S, listening
-    from bench.demo_load import ARM_JOINTS, sine_goal
+    from bench.demo_load import stepped_demo
     from py_controllers.realtime_tools import realtime_publisher
-    from py_controllers.testing import CONFIG, RosHarness, SteppedManager
 
-    harness = RosHarness(
-        'bench_instructions',
-        args=['--ros-args', '--params-file', str(CONFIG / 'demo_controllers.yaml')],
-    )
-    stepped = SteppedManager(
-        harness,
-        (CONFIG / 'demo_robot.urdf').read_text(),
-        period_ns=1_000_000,
-        start_ns=harness.node.get_clock().now().nanoseconds,
-    )
-    try:
-        stepped.start(*DEMO_CONTROLLERS)
-        with listening(
-            harness, DEMO_STATE_TOPICS, wait=lambda done: stepped.run_until(done, WAIT_S)
-        ):
-            arm = stepped.manager.controllers['arm_controller'].controller
-            current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
-            stepped.send_until(
-                '/arm_controller/joint_trajectory',
-                JointTrajectory,
-                sine_goal(current, 600.0).trajectory,
-                lambda: arm._trajectory is not None and not arm._holding,
-            )
-            drive = stepped.manager.controllers['diff_drive_controller'].controller
-            twist = TwistStamped()
-            twist.twist.linear.x, twist.twist.angular.z = 0.2, 0.4
-            stepped.send(
-                '/diff_drive_controller/cmd_vel',
-                TwistStamped,
-                twist,
-                lambda: stepped.step() or drive.reference_interfaces[0].value == 0.2,
-            )
-            stepped.step(200)  # warm: every path taken once
-            realtime_publisher.drain()
+    with stepped_demo(update_rate=None, trajectory_s=600.0, name='bench_instructions') as stepped:
+        drive = stepped.manager.controllers['diff_drive_controller'].controller
+        twist = TwistStamped()
+        twist.twist.linear.x, twist.twist.angular.z = 0.2, 0.4
+        stepped.send(
+            '/diff_drive_controller/cmd_vel',
+            TwistStamped,
+            twist,
+            lambda: stepped.step() or drive.reference_interfaces[0].value == 0.2,
+        )
+        stepped.step(200)  # warm: every path taken once
+        realtime_publisher.drain()
 
-            def counted() -> None:
-                for _ in range(cycles):
-                    stepped.step()
-                    realtime_publisher.drain()  # every message filled and sent, as in the loop
+        def counted() -> None:
+            for _ in range(cycles):
+                stepped.step()
+                realtime_publisher.drain()  # every message filled and sent, as in the loop
 
-            ctypes.CFUNCTYPE(None)(counted)()
-    finally:
-        stepped.shutdown()
-        harness.close()
+        ctypes.CFUNCTYPE(None)(counted)()
 
 
 def run_mj_steps(steps: int) -> None:

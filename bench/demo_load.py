@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 from builtin_interfaces.msg import Duration as DurationMsg
@@ -103,16 +105,21 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
     `p99` with every message filled and sent between cycles, as in the loop;
     `mean_unwaited` without waiting for the publishing thread, which then falls behind, so
     most cycles skip filling messages (the loop's own arithmetic with hot caches)."""
-    harness = RosHarness(
-        'bench_warm',
-        args=[
-            '--ros-args',
-            '--params-file',
-            str(CONFIG / 'demo_controllers.yaml'),
-            '-p',
-            'update_rate:=1000',
-        ],
-    )
+    with stepped_demo() as stepped:
+        return _stepped_cycle_costs(stepped, cycles)
+
+
+@contextmanager
+def stepped_demo(
+    update_rate: int | None = 1000, trajectory_s: float = 30.0, name: str = 'bench_warm'
+) -> Iterator[SteppedManager]:
+    """The demo stepped at 1 kHz in this process (`SteppedManager`), every state topic
+    subscribed, its arm following a sine trajectory of `trajectory_s`; the manager's
+    `update_rate` parameter as given (None: the demo's YAML's)."""
+    args = ['--ros-args', '--params-file', str(CONFIG / 'demo_controllers.yaml')]
+    if update_rate is not None:
+        args += ['-p', f'update_rate:={update_rate}']
+    harness = RosHarness(name, args=args)
     start_ns = harness.node.get_clock().now().nanoseconds
     stepped = SteppedManager(
         harness, (CONFIG / 'demo_robot.urdf').read_text(), period_ns=1_000_000, start_ns=start_ns
@@ -122,23 +129,21 @@ def warm_cycle_us(cycles: int = 2000) -> dict[str, float]:
         with listening(
             harness, DEMO_STATE_TOPICS, wait=lambda done: stepped.run_until(done, WAIT_S)
         ):
-            return _stepped_cycle_costs(stepped, cycles)
+            arm = stepped.manager.controllers['arm_controller'].controller
+            current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
+            stepped.send_until(
+                '/arm_controller/joint_trajectory',
+                JointTrajectory,
+                sine_goal(current, trajectory_s).trajectory,
+                lambda: arm._trajectory is not None and not arm._holding,
+            )
+            yield stepped
     finally:
         stepped.shutdown()
         harness.close()
 
 
 def _stepped_cycle_costs(stepped: SteppedManager, cycles: int) -> dict[str, float]:
-    arm = stepped.manager.controllers['arm_controller'].controller
-    current = [stepped.state(f'{j}/position') for j in ARM_JOINTS]
-    trajectory = sine_goal(current, 30.0).trajectory
-    stepped.send_until(
-        '/arm_controller/joint_trajectory',
-        JointTrajectory,
-        trajectory,
-        lambda: arm._trajectory is not None and not arm._holding,
-    )
-
     def step_costs(drain: bool) -> np.ndarray:
         costs = np.empty(cycles)
         for i in range(cycles):
