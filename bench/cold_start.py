@@ -4,11 +4,11 @@ loop sleeps between its cycles).
 
     python -m bench.cold_start [--cycles 300]
 
-On a quiet machine of its own a pause costs little; on a shared VM the host runs other work
-while this one sleeps, and the next cycle starts on caches that work took: the same code then
-runs several times slower (the demo's cycle in the 100 Hz loop costs about three times its
-back-to-back figure there). The medians of both columns move with it; the code's share is
-their ratio, and a change that shrinks what a cycle touches shows in the cold rows first.
+On a shared VM what a cycle left in the caches decays with time, most likely as other work on
+the host evicts it, and the next cycle fetches it again: the same code then runs several times
+slower (a busy spin in place of the sleep does not help). The
+medians of both columns move with it; the code's share is their ratio, and a change that
+shrinks what a cycle touches shows in the rows after a pause first.
 """
 
 from __future__ import annotations
