@@ -24,7 +24,7 @@ from collections.abc import Callable
 from bench.command_latency import latency_run
 from bench.common import table, verdict
 from bench.cpu_idle import ROBOTS, IdleWindows, idle_windows
-from bench.demo_load import demo_run, warm_cycle_us
+from bench.demo_load import PAUSE_S, demo_run, warm_cycle_us
 from bench.floor import LoopWindows, alternating_windows
 from bench.hog import cpu_hog
 from bench.mujoco_step import BARE, PACED, mujoco_step_run
@@ -145,6 +145,12 @@ def cost_table(
         'then falls behind so that most cycles skip filling messages: the arithmetic alone, '
         'with hot caches.'
     )
+    if 'median_after_pause' in warm:
+        print(
+            f'Each cycle after a {PAUSE_S * 1e3:g} ms sleep, as in the 1 kHz loop: median '
+            f'{warm["median_after_pause"]:.0f} us (the caches as this host leaves them; '
+            '`python -m bench.cold_start` for longer pauses).'
+        )
     if 1000 in runs:
         mean = runs[1000]['execution']['mean_us']
         FIGURES['cycle_1k_us'] = mean

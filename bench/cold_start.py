@@ -15,40 +15,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import mujoco
-import numpy as np
 
-from bench.common import table
+from bench.common import median_after_gaps, table
 from bench.mujoco_step import ARM6_XML
 
 GAPS_S = (0.0, 0.001, 0.003, 0.01)
-
-
-def median_after_gaps(
-    step: Callable[[], None],
-    gaps_s: Sequence[float],
-    count: int,
-    between: Callable[[], None] | None = None,
-) -> list[float]:
-    """The median time of `step()` (us) right after each pause of `gaps_s`, over `count`
-    calls a pause; `between()` runs untimed after each call (the cycle's messages sent)."""
-    medians = []
-    clock = time.perf_counter_ns
-    for gap in gaps_s:
-        costs = np.empty(count, dtype=np.int64)
-        for i in range(count):
-            if gap:
-                time.sleep(gap)
-            t0 = clock()
-            step()
-            costs[i] = clock() - t0
-            if between is not None:
-                between()
-        medians.append(float(np.median(costs)) * 1e-3)
-    return medians
 
 
 def mj_step_after_gaps(gaps_s: Sequence[float], count: int) -> list[float]:

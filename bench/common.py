@@ -10,6 +10,7 @@ from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import rclpy
 from control_msgs.msg import DynamicJointState, JointTrajectoryControllerState
 from nav_msgs.msg import Odometry
@@ -173,3 +174,27 @@ def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
     start = time.monotonic()
     result = fn()
     return result, time.monotonic() - start
+
+
+def median_after_gaps(
+    step: Callable[[], None],
+    gaps_s: Sequence[float],
+    count: int,
+    between: Callable[[], None] | None = None,
+) -> list[float]:
+    """The median time of `step()` (us) right after each pause of `gaps_s`, over `count`
+    calls a pause; `between()` runs untimed after each call (the cycle's messages sent)."""
+    medians = []
+    clock = time.perf_counter_ns
+    for gap in gaps_s:
+        costs = np.empty(count, dtype=np.int64)
+        for i in range(count):
+            if gap:
+                time.sleep(gap)
+            t0 = clock()
+            step()
+            costs[i] = clock() - t0
+            if between is not None:
+                between()
+        medians.append(float(np.median(costs)) * 1e-3)
+    return medians
