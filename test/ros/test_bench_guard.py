@@ -1,8 +1,8 @@
 """`make bench` always completes: a table that cannot measure says why in its place, its
 targets read "not measured", and the tables after it still run."""
 
-from bench.__main__ import guarded
 from bench.common import table, verdict
+from bench.targets import guarded
 
 
 def test_a_failing_table_says_why_and_the_run_goes_on(capsys):
