@@ -86,6 +86,13 @@ def _stats(cm: ControllerManagerClient, args: argparse.Namespace) -> int:
     print(f'hot path: {s.get("hot_path", "unknown (an older manager)")}')
     if s.get('spin_us') is not None:
         print(f'final spin before each deadline: {s["spin_us"]:.0f} us')
+    collector = s.get('cycle_collector')
+    if collector is not None:
+        young, middle, full = collector['collections']
+        print(
+            f'cycle collector: {collector["frozen_objects"]} start-up objects left out; '
+            f'collections so far: {young} young, {middle} middle, {full} full'
+        )
     print(f'{"":<28}{"mean":>9}{"stddev":>9}{"p99":>9}{"max":>9}  (us)')
 
     def line(label: str, d: dict[str, Any]) -> None:

@@ -7,6 +7,7 @@ raises still answers (`ok`/`success` false, the error logged): no client is left
 
 from __future__ import annotations
 
+import gc
 import json
 from concurrent.futures import Future
 from typing import Any
@@ -258,6 +259,12 @@ class ManagerServices:
             **self.loop.stats.snapshot(per_controller),
             'hot_path': compiled.variant(),
             'spin_us': None if wake_up is None else wake_up.spin_ns / 1000,
+            # each collection holds the GIL, and so the loop: how many objects it leaves out
+            # (start-up's, ros2_control_node freezes them) and how many collections ran
+            'cycle_collector': {
+                'frozen_objects': gc.get_freeze_count(),
+                'collections': [generation['collections'] for generation in gc.get_stats()],
+            },
         }
 
     def _get_statistics(self, request: Any, response: Any) -> Any:
