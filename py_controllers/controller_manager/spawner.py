@@ -36,10 +36,10 @@ from pathlib import Path
 from typing import Any
 
 import rclpy
-import yaml
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from py_controllers import yaml_loading
 from py_controllers.controller_manager.client import (
     POLL_S,
     STRICT,
@@ -188,7 +188,7 @@ def manager_parameters(
     for path in (str(Path(f).resolve()) for f in args.param_file):
         if not Path(path).is_file():
             raise FileNotFoundError(f"parameter file '{path}' does not exist")
-        data = yaml.safe_load(Path(path).read_text()) or {}
+        data = yaml_loading.safe_load(Path(path).read_text()) or {}
         try:
             sections = _sections_for(data, controller, namespace)
         except MissingNamespaceError:

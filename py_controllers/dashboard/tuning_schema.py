@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from py_controllers import plugins
+from py_controllers import plugins, yaml_loading
 from py_controllers.parameters.errors import ParameterError, SchemaError
 from py_controllers.parameters.schema import ParamSpec, Schema, load_schema
 from py_controllers.parameters.validators import constraints_text, value_range
@@ -186,7 +186,7 @@ def parse_value(type_: str, name: str, text: str) -> Any:
     if type_ == 'double' and stripped.lower() in ('inf', '+inf', '-inf', 'nan'):
         return float(stripped)
     try:
-        raw = yaml.safe_load(stripped) if stripped else None
+        raw = yaml_loading.safe_load(stripped) if stripped else None
     except yaml.YAMLError:
         raw = stripped
     if type_ == 'double' and isinstance(raw, str):

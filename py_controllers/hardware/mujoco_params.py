@@ -18,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from py_controllers import yaml_loading
 from py_controllers.hardware.component_params import bool_param, float_param
 from py_controllers.hardware.mujoco_model import MujocoModelError, resolve_model_path
 
@@ -200,7 +201,7 @@ def read_pid_gains(text: str, joint_names: list[str], where: str) -> dict[str, d
     label = f"{where}: parameter 'pids_config_file'"
     path = resolve_model_path(text, 'pids_config_file')
     try:
-        document = yaml.safe_load(path.read_text()) or {}
+        document = yaml_loading.safe_load(path.read_text()) or {}
     except yaml.YAMLError as exc:
         raise ValueError(f'{label}: {path} is not YAML ({exc})') from None
     tables = [

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from py_controllers import yaml_loading
 from py_controllers.parameters.errors import ParameterError, SchemaError
 from py_controllers.parameters.validators import Validator, check_builtin_arguments
 from py_controllers.parameters.value_types import (
@@ -34,8 +35,9 @@ _LEAF_KEYS = frozenset(
 
 
 # --- YAML ------------------------------------------------------------------------------------
-class _SchemaLoader(yaml.SafeLoader):
-    """SafeLoader that also reads ``1e-3`` (no dot) as a float, as YAML 1.2 and C++ do."""
+class _SchemaLoader(yaml_loading.SafeLoader):
+    """The safe loader (libyaml's where there is one) that also reads ``1e-3`` (no dot) as a
+    float, as YAML 1.2 and C++ do."""
 
 
 _SchemaLoader.add_implicit_resolver(
@@ -48,7 +50,7 @@ _SchemaLoader.add_implicit_resolver(
 def load_yaml(text: str) -> Any:
     """The YAML document in ``text``; raises SchemaError."""
     try:
-        return yaml.load(text, Loader=_SchemaLoader)  # a SafeLoader subclass
+        return yaml.load(text, Loader=_SchemaLoader)  # a safe loader's subclass
     except yaml.YAMLError as exc:
         raise SchemaError(f'Invalid YAML: {exc}') from exc
 
