@@ -1,6 +1,6 @@
-"""The entry points are read once per group (each read scans every installed distribution);
-a name not found reads them again, so a package installed since is found, and reload()
-reads them again for names that are found."""
+"""The entry points are read once (each read scans every installed distribution, whatever
+the group) for every group asked for so far; a name not found reads them again, so a package
+installed since is found, and reload() reads them again for names that are found."""
 
 import sys
 
@@ -56,3 +56,14 @@ def test_reload_reads_the_entry_points_again(user_package):
     assert plugins.available(GROUP) == ['B']
     with pytest.raises(plugins.PluginError, match="unknown type 'A'"):
         plugins.load(GROUP, 'A', object)
+
+
+def test_one_scan_serves_the_controllers_and_the_hardware(monkeypatch):
+    """A manager asks for both groups: one read of the metadata, not one for each."""
+    scans = []
+    real = plugins.entry_points
+    monkeypatch.setattr(plugins, 'entry_points', lambda **kw: scans.append(kw) or real(**kw))
+    monkeypatch.setattr(plugins, '_scanned', {})
+    assert plugins.has(plugins.CONTROLLERS_GROUP, 'joint_state_broadcaster/JointStateBroadcaster')
+    assert plugins.has(plugins.HARDWARE_GROUP, 'mock_components/GenericSystem')
+    assert len(scans) == 1
