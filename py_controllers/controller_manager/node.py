@@ -424,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     signals.wake_with(cm.node.create_guard_condition(lambda: None).trigger)
     # What start-up made (modules, the hardware, the nodes) lives as long as the process: the
     # cycle collector leaves it out from now on, or each full collection (one comes as the
-    # controllers load) walks it all again, holding the GIL, and so the loop, for 50-150 ms
+    # controllers load) walks it all again, holding the GIL, and so the loop (43-143 ms seen)
     gc.freeze()
     stop = cm.stop_requested
     try:
