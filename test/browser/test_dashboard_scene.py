@@ -115,10 +115,19 @@ def test_the_drawn_arm_follows_a_goal_and_the_ghost_comes_first(dashboard, page,
     # the goal's tolerance is the JTC's to judge; this test asks that the arm gets there and
     # is drawn there (CI, kilted under load: five states after 'succeeded' read 1.478 of 1.52)
     ros.spin_until(lambda: abs(joint1() - target) < 0.03)
-    reached = joint1()
-    assert reached == pytest.approx(target, abs=0.03)
-    drawn = wait_for_drawn(page, 'robot', reached, 0.01)
-    assert drawn - start == pytest.approx(target - start, abs=0.04)  # moved by the goal's angle
+    assert joint1() == pytest.approx(target, abs=0.03)
+    # the drawing is judged against the arm's latest state: the arm may still be closing in
+    # (s73: read at 1.506, it settled at 1.520, where it was drawn)
+    drawn: list[float] = []
+
+    def drawn_where_the_arm_is() -> bool:
+        drawn.append(joint1_drawn(page, 'robot'))
+        return abs(drawn[-1] - joint1()) < 0.01
+
+    assert ros.spin_until(drawn_where_the_arm_is, WAIT_MS / 1000), (
+        f'robot joint1 drawn at {drawn[-1]}, the arm at {joint1()}'
+    )
+    assert drawn[-1] - start == pytest.approx(target - start, abs=0.04)  # moved by the goal
     assert wait_for_drawn(page, 'ghost', target, 0.011) == pytest.approx(target, abs=0.011)
 
 
